@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "signup",
+    products: [
+        .executable(name: "signup", targets: ["signup"]),
+        .library(name: "SignupCore", targets: ["SignupCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        // C libraries, each behind one module map and a shim header.
+        .systemLibrary(name: "CLibedit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
+
+        // Pure Swift: rules, fields, forms, policies, the wizard state machine.
+        .target(name: "SignupCore"),
+        // The only code that touches termios, signals and libedit.
+        .target(name: "Terminal", dependencies: ["CLibedit"]),
+        // SQLite through GRDB, Argon2id hashing, zxcvbn strength.
+        .target(
+            name: "AccountStore",
+            dependencies: ["SignupCore", "CArgon2", "CZxcvbn", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .executableTarget(
+            name: "signup",
+            dependencies: [
+                "SignupCore", "Terminal", "AccountStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(name: "SignupCoreTests", dependencies: ["SignupCore"], resources: [.copy("Resources")]),
+        .testTarget(name: "AccountStoreTests", dependencies: ["AccountStore", "SignupCore"]),
+        // Run the built binary: through pipes (CLITests) and in a pseudo-terminal (TranscriptTests).
+        .testTarget(name: "CLITests", dependencies: ["signup"]),
+        .testTarget(name: "TranscriptTests", dependencies: ["signup"], resources: [.copy("Transcripts")]),
+    ]
+)

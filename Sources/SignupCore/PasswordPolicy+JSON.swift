@@ -1,0 +1,123 @@
+import Foundation
+
+/// Why a policy file could not be used.
+public struct PolicyFileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong, for people (the caller adds the file's name).
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// A policy read from a JSON file, and the blocklist file it names, if any.
+public struct PolicyFile: Sendable, Equatable {
+    /// The policy, with the file's blocked words but not yet the blocklist file's.
+    public var policy: PasswordPolicy
+    /// The `blocklistFile` entry as written (relative paths are relative to the policy file).
+    public var blocklistFile: String?
+
+    /// The keys a policy file may hold.
+    public static let keys: Set<String> = [
+        "name", "base", "minLength", "maxLength", "require", "minimumStrength",
+        "rejectCommon", "rejectEmailLocalPart", "blockedWords", "blocklistFile", "messages",
+    ]
+
+    /// Parses a policy file's JSON; unknown keys, wrong types and impossible values are errors.
+    public init(json data: Data) throws(PolicyFileError) {
+        let object: [String: JSONValue]
+        do {
+            guard case .object(let parsed) = try JSONDecoder().decode(JSONValue.self, from: data) else {
+                throw PolicyFileError("the file must hold one JSON object")
+            }
+            object = parsed
+        } catch let error as PolicyFileError {
+            throw error
+        } catch {
+            throw PolicyFileError("it is not valid JSON")
+        }
+        let unknown = Set(object.keys).subtracting(Self.keys).sorted()
+        guard unknown.isEmpty else {
+            throw PolicyFileError("unknown key \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); known keys: \(Self.keys.sorted().joined(separator: ", "))")
+        }
+
+        let baseName = try Self.string(object, "base") ?? "standard"
+        guard var policy = PasswordPolicy.builtIn[baseName] else {
+            throw PolicyFileError("\"base\" must be one of \(PasswordPolicy.builtIn.keys.sorted().joined(separator: ", "))")
+        }
+        policy.name = try Self.string(object, "name") ?? "custom"
+        if let value = try Self.integer(object, "minLength") { policy.minLength = value }
+        if let value = try Self.integer(object, "maxLength") { policy.maxLength = value }
+        guard policy.minLength >= 1, policy.maxLength >= policy.minLength else {
+            throw PolicyFileError("\"minLength\" must be at least 1 and no more than \"maxLength\"")
+        }
+        if let names = try Self.strings(object, "require") {
+            policy.requiredClasses = []
+            for name in names {
+                guard let value = PasswordPolicy.CharacterClass(rawValue: name) else {
+                    throw PolicyFileError("\"require\" may hold only \(PasswordPolicy.CharacterClass.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"")
+                }
+                policy.requiredClasses.append(value)
+            }
+        }
+        if let name = try Self.string(object, "minimumStrength") {
+            guard let level = StrengthLevel(name: name) else {
+                throw PolicyFileError("\"minimumStrength\" must be one of \(StrengthLevel.allCases.map { "\"\($0.label)\"" }.joined(separator: ", "))")
+            }
+            policy.minimumStrength = level
+        }
+        if let value = try Self.bool(object, "rejectCommon") { policy.rejectsCommon = value }
+        if let value = try Self.bool(object, "rejectEmailLocalPart") { policy.rejectsEmailLocalPart = value }
+        if let words = try Self.strings(object, "blockedWords") { policy.blockedWords = words }
+        if let messages = object["messages"] {
+            guard case .object(let table) = messages else { throw Self.notATable }
+            policy.messages = [:]
+            for (code, value) in table {
+                guard case .string(let text) = value else { throw Self.notATable }
+                policy.messages[code] = text
+            }
+        }
+        self.policy = policy
+        self.blocklistFile = try Self.string(object, "blocklistFile")
+    }
+
+    /// The words of a blocklist file: one a line, blank lines and lines starting with `#` skipped.
+    public static func words(inBlocklist text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    private static let notATable = PolicyFileError("\"messages\" must map codes to texts, like {\"password.tooShort\": \"…\"}")
+
+    private static func string(_ object: [String: JSONValue], _ key: String) throws(PolicyFileError) -> String? {
+        guard let value = object[key] else { return nil }
+        guard case .string(let text) = value else { throw PolicyFileError("\"\(key)\" must be a string") }
+        return text
+    }
+
+    private static func integer(_ object: [String: JSONValue], _ key: String) throws(PolicyFileError) -> Int? {
+        guard let value = object[key] else { return nil }
+        guard case .number(let number) = value, let integer = Int(exactly: number) else {
+            throw PolicyFileError("\"\(key)\" must be a whole number")
+        }
+        return integer
+    }
+
+    private static func bool(_ object: [String: JSONValue], _ key: String) throws(PolicyFileError) -> Bool? {
+        guard let value = object[key] else { return nil }
+        guard case .bool(let flag) = value else { throw PolicyFileError("\"\(key)\" must be true or false") }
+        return flag
+    }
+
+    private static func strings(_ object: [String: JSONValue], _ key: String) throws(PolicyFileError) -> [String]? {
+        guard let value = object[key] else { return nil }
+        guard case .array(let list) = value else { throw PolicyFileError("\"\(key)\" must be a list of strings") }
+        var texts: [String] = []
+        for item in list {
+            guard case .string(let text) = item else { throw PolicyFileError("\"\(key)\" must be a list of strings") }
+            texts.append(text)
+        }
+        return texts
+    }
+}

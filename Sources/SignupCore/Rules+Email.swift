@@ -1,0 +1,23 @@
+/// Rules for email addresses and confirmations.
+extension Rule {
+    /// Fails with `tooLong` over 254 UTF-8 bytes, else with `invalid` unless the address
+    /// follows SPEC 2's syntax (see ``EmailSyntax``).
+    public static func email(
+        message: String = "Enter a valid email address, like name@example.com",
+        tooLongMessage: String = "Use an email address of at most 254 bytes"
+    ) -> Rule {
+        Rule(reasons: ["tooLong", "invalid"]) { value, _ in
+            guard !value.isEmpty else { return [] }
+            switch EmailSyntax.check(value) {
+            case .valid: return []
+            case .tooLong: return [RuleFailure(reason: "tooLong", message: tooLongMessage)]
+            case .invalid: return [RuleFailure(reason: "invalid", message: message)]
+            }
+        }
+    }
+
+    /// Fails with `mismatch` unless the value equals the value of field `other`.
+    public static func equals(field other: String, message: String = "Passwords do not match") -> Rule {
+        custom("mismatch", message: message) { value, context in value == context[field: other] }
+    }
+}

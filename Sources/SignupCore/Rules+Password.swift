@@ -1,0 +1,74 @@
+/// Rules for passwords: character classes, strength and words to avoid.
+extension Rule {
+    /// Fails with `needsDigit` unless some character is a number (`Character.isNumber`).
+    public static func containsDigit(message: String = "Add a digit") -> Rule {
+        custom("needsDigit", message: message) { value, _ in value.contains { $0.isNumber } }
+    }
+
+    /// Fails with `needsUppercase` unless some character is uppercase (`Character.isUppercase`).
+    public static func containsUppercase(message: String = "Add an uppercase letter") -> Rule {
+        custom("needsUppercase", message: message) { value, _ in value.contains { $0.isUppercase } }
+    }
+
+    /// Fails with `needsLowercase` unless some character is lowercase (`Character.isLowercase`).
+    public static func containsLowercase(message: String = "Add a lowercase letter") -> Rule {
+        custom("needsLowercase", message: message) { value, _ in value.contains { $0.isLowercase } }
+    }
+
+    /// Fails with `needsSymbol` unless some character is neither a letter, a number nor white space.
+    public static func containsSymbol(message: String = "Add a symbol, such as ! or #") -> Rule {
+        custom("needsSymbol", message: message) { value, _ in
+            value.contains { !$0.isLetter && !$0.isNumber && !$0.isWhitespace }
+        }
+    }
+
+    /// Fails with `tooWeak` when the estimate is below `level`; the local part of the
+    /// email in field `emailField` counts as a known word.
+    public static func strength(
+        atLeast level: StrengthLevel,
+        estimator: StrengthEstimator,
+        emailField: String? = "email",
+        message: String? = nil
+    ) -> Rule {
+        let text = message ?? "Choose a harder-to-guess password: it must be at least \(level.label)"
+        return custom("tooWeak", message: text) { value, context in
+            estimator.estimate(value, userWords(from: context, emailField: emailField)).level >= level
+        }
+    }
+
+    /// Fails with `common` when the estimator finds the whole password in its dictionaries.
+    public static func notCommon(estimator: StrengthEstimator, message: String = "This password is too common; choose another") -> Rule {
+        custom("common", message: message) { value, _ in !estimator.estimate(value, []).isCommon }
+    }
+
+    /// Fails with `containsEmail` when the local part (3 or more characters) of the email in
+    /// field `emailField` appears in the password, ignoring case.
+    public static func notContainingEmail(field emailField: String = "email", message: String = "Do not use your email address in your password") -> Rule {
+        custom("containsEmail", message: message) { value, context in
+            let local = emailLocalPart(context[field: emailField]).lowercased()
+            return local.count < 3 || !value.lowercased().contains(local)
+        }
+    }
+
+    /// Fails with `blockedWord` when the password contains one of `words`, ignoring case.
+    /// The message never names the word, since that would repeat part of the password.
+    public static func notContaining(words: [String], message: String = "Remove a word that is not allowed in passwords here") -> Rule {
+        let lowered = words.map { $0.lowercased() }.filter { !$0.isEmpty }
+        return custom("blockedWord", message: message) { value, _ in
+            let password = value.lowercased()
+            return !lowered.contains { password.contains($0) }
+        }
+    }
+}
+
+/// The part of an email address before its last `@`, or the whole text when it has none.
+func emailLocalPart(_ email: String) -> String {
+    guard let at = email.lastIndex(of: "@") else { return email }
+    return String(email[..<at])
+}
+
+private func userWords(from context: RuleContext, emailField: String?) -> [String] {
+    guard let emailField else { return [] }
+    let local = emailLocalPart(context[field: emailField])
+    return local.isEmpty ? [] : [local]
+}

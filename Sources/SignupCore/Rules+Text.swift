@@ -1,0 +1,45 @@
+/// Rules for any text field.
+extension Rule {
+    /// Fails with `required` when the value is empty.
+    public static func required(message: String = "This field is required") -> Rule {
+        Rule(reasons: ["required"]) { value, _ in
+            value.isEmpty ? [RuleFailure(reason: "required", message: message)] : []
+        }
+    }
+
+    /// Fails with `tooShort` when the value has fewer than `count` characters.
+    public static func minLength(_ count: Int, message: String? = nil) -> Rule {
+        custom("tooShort", message: message ?? "Use at least \(count) characters") { value, _ in value.count >= count }
+    }
+
+    /// Fails with `tooLong` when the value has more than `count` characters.
+    public static func maxLength(_ count: Int, message: String? = nil) -> Rule {
+        custom("tooLong", message: message ?? "Use at most \(count) characters") { value, _ in value.count <= count }
+    }
+
+    /// Fails with `invalid` (or `reason`) unless the whole value matches the regular expression `pattern`.
+    ///
+    /// An invalid pattern is a programming error and stops the program.
+    public static func pattern(_ pattern: String, reason: String = "invalid", message: String = "Use the expected format") -> Rule {
+        let regex: Regex<AnyRegexOutput>
+        do {
+            regex = try Regex(pattern)
+        } catch {
+            preconditionFailure("invalid regular expression \(pattern): \(error)")
+        }
+        let box = RegexBox(regex: regex)
+        return custom(reason, message: message) { value, _ in (try? box.regex.wholeMatch(in: value)) != nil }
+    }
+
+    /// Fails with `invalidCharacter` when the value holds a control character (tab, escape, NUL…).
+    public static func noControlCharacters(message: String = "Remove control characters such as tabs") -> Rule {
+        custom("invalidCharacter", message: message) { value, _ in
+            !value.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        }
+    }
+}
+
+/// Regex is not Sendable; a compiled pattern is never mutated after creation.
+private struct RegexBox: @unchecked Sendable {
+    let regex: Regex<AnyRegexOutput>
+}

@@ -1,0 +1,67 @@
+/// The five strength levels shown after a password (SPEC 4).
+public enum StrengthLevel: Int, Sendable, Comparable, CaseIterable, Codable {
+    case veryWeak, weak, reasonable, strong, veryStrong
+
+    /// The level for an estimate in bits: below 28, 36, 60, 128, then 128 and above.
+    public init(bits: Double) {
+        switch bits {
+        case ..<28: self = .veryWeak
+        case ..<36: self = .weak
+        case ..<60: self = .reasonable
+        case ..<128: self = .strong
+        default: self = .veryStrong
+        }
+    }
+
+    /// The words shown to people: "very weak" … "very strong".
+    public var label: String {
+        switch self {
+        case .veryWeak: "very weak"
+        case .weak: "weak"
+        case .reasonable: "reasonable"
+        case .strong: "strong"
+        case .veryStrong: "very strong"
+        }
+    }
+
+    /// The level named by its label or its camel-case name (`"very strong"`, `"veryStrong"`).
+    public init?(name: String) {
+        guard let level = Self.allCases.first(where: { $0.label == name || "\($0)" == name }) else { return nil }
+        self = level
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// What a strength estimator found in a password.
+public struct StrengthEstimate: Sendable, Equatable {
+    /// The estimated entropy in bits.
+    public var bits: Double
+    /// Whether one dictionary match covers the whole password (a common password).
+    public var isCommon: Bool
+
+    public init(bits: Double, isCommon: Bool) {
+        self.bits = bits
+        self.isCommon = isCommon
+    }
+
+    /// The level of SPEC 4 for these bits.
+    public var level: StrengthLevel { StrengthLevel(bits: bits) }
+}
+
+/// The seam through which the core asks how strong a password is.
+///
+/// The core imports no C: the zxcvbn-backed estimator lives in `AccountStore`.
+public struct StrengthEstimator: Sendable {
+    /// Estimates `password`, counting `userWords` (such as the email's local part) as known words.
+    public var estimate: @Sendable (_ password: String, _ userWords: [String]) -> StrengthEstimate
+
+    public init(estimate: @escaping @Sendable (_ password: String, _ userWords: [String]) -> StrengthEstimate) {
+        self.estimate = estimate
+    }
+
+    /// An estimator that calls every password `level`; for tests and for forms without strength rules.
+    public static func fixed(bits: Double, isCommon: Bool = false) -> StrengthEstimator {
+        StrengthEstimator { _, _ in StrengthEstimate(bits: bits, isCommon: isCommon) }
+    }
+}

@@ -1,0 +1,40 @@
+import SignupCore
+import Terminal
+
+/// Answers read from standard input, one line a question (SPEC 6).
+struct ScriptAnswers {
+    let input: LineInput
+    let conversation: Conversation
+
+    /// Writes the prompt, reads a line, echoes it unless it is a secret, ends the line.
+    func read(_ prompt: Prompt) -> WizardInput {
+        conversation.put(prompt.text)
+        let line = input.next()
+        if case .text(let text) = line, !prompt.isSecret {
+            conversation.put(text)
+        }
+        conversation.put("\n")
+        switch line {
+        case .text(let text): return .answer(text)
+        case .unreadable(let problem): return .unreadable(problem)
+        case .endOfInput: return .endOfInput
+        }
+    }
+}
+
+/// Answers typed at a terminal: libedit for plain lines, masked entry for secrets.
+enum TerminalAnswers {
+    static func read(_ prompt: Prompt, from session: TerminalSession) -> WizardInput {
+        let read = prompt.isSecret ? session.readSecret(prompt: prompt.text) : session.readLine(prompt: prompt.text)
+        switch read {
+        case .line(let text):
+            if text.utf8.count > LineInput.limit { return .unreadable(.tooLong(limit: LineInput.limit)) }
+            if text.utf8.contains(0) { return .unreadable(.nulByte) }
+            return .answer(text)
+        case .endOfInput:
+            return .endOfInput
+        case .interrupted:
+            return .interrupt
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import SignupCore
+
+/// Tells how the wizard ended: the result on standard output, errors on standard error,
+/// and the exit code of SPEC 7.
+struct Report {
+    var json: Bool
+    var dryRun: Bool
+    var conversation: Conversation
+    var stdoutIsTerminal: Bool
+
+    /// Shows `outcome` and returns the exit code.
+    func show(_ outcome: Outcome) -> Int32 {
+        switch outcome {
+        case .created(let email, let id, let strength):
+            if json {
+                var object: [(String, Any)] = [("status", "created"), ("email", email)]
+                object.append(dryRun ? ("dry_run", true) : ("id", id))
+                object.append(("strength", strength.label))
+                emit(object)
+            } else if dryRun {
+                result("Dry run: the account for \(email) would be created; nothing was saved.")
+            } else {
+                result("Account created for \(email)")
+            }
+            return ExitStatus.created
+        case .invalid(let errors):
+            for error in errors { conversation.error("\(error.field): \(error.message)") }
+            if json { emit([("status", "invalid"), ("errors", Self.grouped(errors))]) }
+            return ExitStatus.invalid
+        case .declined:
+            conversation.say("Nothing was saved.")
+            if json { emit([("status", "declined")]) }
+            return ExitStatus.declined
+        case .cancelled:
+            conversation.say("\nNothing was saved.")
+            if json { emit([("status", "cancelled")]) }
+            return ExitStatus.cancelled
+        case .incomplete(let field, let label, let errors):
+            for error in errors { conversation.error("\(error.field): \(error.message)") }
+            conversation.error("input ended before \"\(label)\" was answered")
+            if json {
+                var object: [(String, Any)] = [("status", "incomplete"), ("field", field)]
+                if !errors.isEmpty { object.append(("errors", Self.grouped(errors))) }
+                emit(object)
+            }
+            return ExitStatus.incomplete
+        case .storageFailed(let reason):
+            conversation.error("the account could not be saved: \(reason)")
+            if json { emit([("status", "storage_error"), ("reason", reason)]) }
+            return ExitStatus.storage
+        }
+    }
+
+    private func result(_ line: String) {
+        IO.write((stdoutIsTerminal ? conversation.successLine(line) : line) + "\n", to: 1)
+    }
+
+    /// One JSON object on one line, keys in the order given.
+    private func emit(_ members: [(String, Any)]) {
+        IO.write(JSONText.object(members) + "\n", to: 1)
+    }
+
+    /// `{"password":[{"code":…,"message":…}]}`, fields in the order their errors came.
+    static func grouped(_ errors: [FieldError]) -> [(String, Any)] {
+        var order: [String] = []
+        var byField: [String: [[(String, Any)]]] = [:]
+        for error in errors {
+            if byField[error.field] == nil { order.append(error.field) }
+            byField[error.field, default: []].append([("code", error.code), ("message", error.message)])
+        }
+        return order.map { ($0, byField[$0]!) }
+    }
+}
+
+/// Writes JSON with keys in a chosen order (JSONSerialization sorts or shuffles them).
+enum JSONText {
+    static func object(_ members: [(String, Any)]) -> String {
+        "{" + members.map { string($0.0) + ":" + value($0.1) }.joined(separator: ",") + "}"
+    }
+
+    static func value(_ value: Any) -> String {
+        switch value {
+        case let text as String: return string(text)
+        case let flag as Bool: return flag ? "true" : "false"
+        case let number as Int64: return String(number)
+        case let number as Int: return String(number)
+        case let members as [(String, Any)]: return object(members)
+        case let list as [[(String, Any)]]: return "[" + list.map(object).joined(separator: ",") + "]"
+        case let list as [Any]: return "[" + list.map(Self.value).joined(separator: ",") + "]"
+        case Optional<Any>.none: return "null"
+        default: preconditionFailure("no JSON form for \(type(of: value))")
+        }
+    }
+
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

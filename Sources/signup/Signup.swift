@@ -1,0 +1,59 @@
+import ArgumentParser
+
+/// `signup`: create an account (the default), list accounts, or verify a password.
+@main
+struct Signup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signup",
+        abstract: "Create an account: email, password, and the password again.",
+        discussion: """
+            Answers come from a person at a terminal, or from a script on standard input \
+            (one line each: email, password, confirmation). Passwords are never taken on the \
+            command line: use --password-file, --password-fd or SIGNUP_PASSWORD.
+            Exit codes: 0 created, 1 declined, 64 usage, 65 invalid or taken, 66 input ended early, \
+            74 storage failure, 130 cancelled.
+            """,
+        subcommands: [CreateCommand.self, ListCommand.self, VerifyCommand.self],
+        defaultSubcommand: CreateCommand.self
+    )
+
+    static func main() {
+        IO.ignoreBrokenPipes()
+        // Refuse a password on the command line before the parser can repeat it in an error.
+        if let flag = CommandLine.arguments.dropFirst().first(where: Self.looksLikePasswordOption) {
+            let name = flag.split(separator: "=", maxSplits: 1).first.map(String.init) ?? flag
+            IO.write("error: \(name) is not an option: passwords are never taken on the command line.\n"
+                + "Use --password-file PATH, --password-fd N or the SIGNUP_PASSWORD environment variable.\n", to: 2)
+            Self.exit(withError: ExitCode(ExitStatus.usage))
+        }
+        var command: ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            Self.exit(withError: error)
+        }
+        do {
+            try command.run()
+        } catch {
+            Self.exit(withError: error)
+        }
+    }
+
+    /// `--password`, `--passwd`, `--pass=…` and the like, but not `--password-file` or `--password-fd`.
+    static func looksLikePasswordOption(_ argument: String) -> Bool {
+        let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+        guard name.hasPrefix("--pass") || name == "-p" else { return false }
+        return !["--password-file", "--password-fd"].contains(name)
+    }
+}
+
+/// The exit codes of SPEC 7.
+enum ExitStatus {
+    static let created: Int32 = 0
+    static let declined: Int32 = 1
+    static let usage: Int32 = 64
+    static let invalid: Int32 = 65
+    static let incomplete: Int32 = 66
+    static let storage: Int32 = 74
+    static let cancelled: Int32 = 130
+}
