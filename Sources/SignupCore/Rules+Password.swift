@@ -69,6 +69,14 @@ func emailLocalPart(_ email: String) -> String {
 
 private func userWords(from context: RuleContext, emailField: String?) -> [String] {
     guard let emailField else { return [] }
-    let local = emailLocalPart(context[field: emailField])
-    return local.isEmpty ? [] : [local]
+    return knownWords(inEmail: context[field: emailField])
+}
+
+/// The words of an email's local part that zxcvbn should treat as known: the whole local
+/// part and its pieces between `.`, `_`, `-` and `+` (zxcvbn matches user words only whole).
+func knownWords(inEmail email: String) -> [String] {
+    let local = emailLocalPart(email)
+    guard !local.isEmpty else { return [] }
+    let pieces = local.split(whereSeparator: { ".-_+".contains($0) }).map(String.init).filter { $0.count >= 3 }
+    return [local] + pieces.filter { $0 != local }
 }

@@ -135,8 +135,7 @@ public struct SignupWizard: Sendable {
 
     private var strengthOfPassword: StrengthLevel {
         let password = form[SignupForm.password]?.value ?? ""
-        let local = emailLocalPart(form[SignupForm.email]?.value ?? "")
-        return estimator.estimate(password, local.isEmpty ? [] : [local]).level
+        return estimator.estimate(password, knownWords(inEmail: form[SignupForm.email]?.value ?? "")).level
     }
 
     /// Asks the next field to answer; when none is left, the review (interactive) or the submit (script).
