@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+/// The `signup` binary built beside this test bundle (or `$SIGNUP_BIN`).
+let signupBinary: String = {
+    if let path = ProcessInfo.processInfo.environment["SIGNUP_BIN"] { return path }
+    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var folder = bundle.deletingLastPathComponent()
+    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("signup").path), folder.path != "/" {
+        folder = folder.deletingLastPathComponent()
+    }
+    return folder.appendingPathComponent("signup").path
+}()
+
+/// What one run of the binary did.
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var stdoutBytes: Data
+    var stderrBytes: Data
+
+    /// The JSON object printed on standard output.
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: stdoutBytes)) as? [String: Any] ?? [:]
+    }
+}
+
+/// A temporary folder for one test, removed when the test ends.
+final class Sandbox: @unchecked Sendable {
+    let folder: URL
+    var db: String { folder.appendingPathComponent("accounts.sqlite").path }
+
+    init() {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("signup-cli-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    /// Writes `data` to a file in the sandbox and returns its path.
+    func file(_ name: String, _ data: Data) -> String {
+        let url = folder.appendingPathComponent(name)
+        try! data.write(to: url)
+        return url.path
+    }
+
+    /// Runs `signup` with `arguments`, `input` on standard input (none: /dev/null), and an
+    /// environment pinned for repeatability. `secrets` must appear in neither output.
+    @discardableResult
+    func run(
+        _ arguments: [String],
+        input: Data? = nil,
+        environment extra: [String: String] = [:],
+        secrets: [String] = [],
+        via shell: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Run {
+        let process = Process()
+        if let shell {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shell, signupBinary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: signupBinary)
+            process.arguments = arguments
+        }
+        var environment = [
+            "PATH": "/usr/bin:/bin", "HOME": folder.path, "LANG": "C.UTF-8", "TERM": "dumb",
+            "SWIFT_BACKTRACE": "enable=no",
+        ]
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = input == nil ? FileHandle(forReadingAtPath: "/dev/null") : stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try! process.run()
+        // Feed and drain on other threads so a large input or output cannot deadlock.
+        let writer = Thread {
+            if let input {
+                try? stdin.fileHandleForWriting.write(contentsOf: input)
+            }
+            try? stdin.fileHandleForWriting.close()
+        }
+        writer.start()
+        let errors = AsyncData(stderr.fileHandleForReading)
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let run = Run(
+            status: process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus,
+            stdout: String(decoding: output, as: UTF8.self),
+            stderr: String(decoding: errors.wait(), as: UTF8.self),
+            stdoutBytes: output,
+            stderrBytes: errors.wait()
+        )
+        for secret in secrets where !secret.isEmpty {
+            #expect(!run.stdout.contains(secret), "a password reached standard output", sourceLocation: sourceLocation)
+            #expect(!run.stderr.contains(secret), "a password reached standard error", sourceLocation: sourceLocation)
+        }
+        return run
+    }
+
+    /// The accounts in the sandbox's database, as `signup list --json` prints them.
+    func accounts() -> [[String: Any]] {
+        let run = run(["list", "--db", db, "--json"])
+        return (try? JSONSerialization.jsonObject(with: run.stdoutBytes)) as? [[String: Any]] ?? []
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class AsyncData: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+    private var finished = false
+
+    init(_ handle: FileHandle) {
+        Thread {
+            self.data = handle.readDataToEndOfFile()
+            self.done.signal()
+        }.start()
+    }
+
+    func wait() -> Data {
+        if !finished {
+            done.wait()
+            finished = true
+        }
+        return data
+    }
+}
+
+func lines(_ text: String) -> Data { Data(text.utf8) }
+
+let goodPassword = "Quartz-Lantern-58"
+let answers = "alice@example.com\n\(goodPassword)\n\(goodPassword)\n"

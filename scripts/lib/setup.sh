@@ -1,0 +1,27 @@
+# Shared by scripts/signup, scripts/test and scripts/bench: installs what the build needs.
+# Sourced, not run.
+
+# Installs the Debian packages named, if any is missing (apt-get update once, first).
+ensure_debian_packages() {
+    local missing=()
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "Installing Debian packages: ${missing[*]}" >&2
+    $sudo apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >&2
+}
+
+# The Debian packages the build links against (SPEC 9).
+BUILD_PACKAGES=(libedit-dev libargon2-dev libzxcvbn-dev libsqlite3-dev pkg-config)
+
+# Where `swift` is: on PATH, or the toolchain's usual home on these machines.
+ensure_swift() {
+    if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+        export PATH="/opt/swift/usr/bin:$PATH"
+    fi
+    command -v swift >/dev/null 2>&1 || { echo "error: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
+}
