@@ -1,0 +1,65 @@
+import GRDB
+
+/// Why the account store could not do what it was asked.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// An account with the same email key already exists.
+    case emailTaken
+    /// The database cannot be used: disk full, read-only, locked, missing folder, not a database.
+    ///
+    /// The reason is a short sentence for people that names the path; it never
+    /// contains a password or a hash.
+    case unavailable(reason: String)
+
+    /// A short English sentence for people.
+    public var description: String {
+        switch self {
+        case .emailTaken:
+            "An account with this email already exists"
+        case .unavailable(let reason):
+            reason
+        }
+    }
+}
+
+extension StoreError {
+    /// Maps an error thrown by GRDB or SQLite while using the database at `path`.
+    ///
+    /// SQLite's own messages are not passed on: they can quote SQL, and the
+    /// person needs to know what to do, not which statement failed.
+    static func from(_ error: any Error, path: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        guard let error = error as? DatabaseError else {
+            return .unavailable(reason: "the database \(path) cannot be used")
+        }
+        if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            return .emailTaken
+        }
+        switch error.resultCode {
+        case .SQLITE_READONLY:
+            return .unavailable(reason: "the database \(path) is read-only")
+        case .SQLITE_FULL:
+            return .unavailable(reason: "the disk is full (database \(path))")
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return .unavailable(reason: "the database \(path) is locked by another program")
+        case .SQLITE_CANTOPEN:
+            return .unavailable(reason: "cannot open \(path)")
+        case .SQLITE_NOTADB:
+            return .unavailable(reason: "\(path) is not a signup database")
+        case .SQLITE_CORRUPT:
+            return .unavailable(reason: "the database \(path) is damaged")
+        case .SQLITE_PERM, .SQLITE_AUTH:
+            return .unavailable(reason: "no permission to use \(path)")
+        case .SQLITE_IOERR:
+            return .unavailable(reason: "cannot read or write \(path) (input/output error)")
+        case .SQLITE_NOMEM:
+            return .unavailable(reason: "out of memory while using \(path)")
+        default:
+            return .unavailable(reason: "the database \(path) cannot be used (SQLite error \(error.extendedResultCode.rawValue))")
+        }
+    }
+
+    /// The error for a database at `path` that SQLite can read but that is not ours.
+    static func notSignupDatabase(_ path: String) -> StoreError {
+        .unavailable(reason: "\(path) is not a signup database")
+    }
+}
