@@ -5,6 +5,7 @@ let package = Package(
     name: "signup",
     products: [
         .executable(name: "signup", targets: ["signup"]),
+        .executable(name: "signup-bench", targets: ["signup-bench"]),
         .library(name: "SignupCore", targets: ["SignupCore"]),
     ],
     dependencies: [
@@ -33,6 +34,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Prints medians for scripts/bench; not a test.
+        .executableTarget(name: "signup-bench", dependencies: ["SignupCore", "AccountStore"]),
 
         .testTarget(name: "SignupCoreTests", dependencies: ["SignupCore"], resources: [.copy("Resources")]),
         .testTarget(name: "AccountStoreTests", dependencies: ["AccountStore", "SignupCore"]),

@@ -1,0 +1,55 @@
+import AccountStore
+import Foundation
+import SignupCore
+
+// Prints the cost of validating one answer per field, with a reference measured in the
+// same run, so figures from a noisy shared machine can be compared as ratios.
+
+func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// Median nanoseconds of one call of `body`, over `rounds` rounds of `batch` calls.
+func median(rounds: Int = 41, batch: Int, _ body: () -> Void) -> Double {
+    for _ in 0..<batch { body() }  // warm up
+    var samples: [Double] = []
+    for _ in 0..<rounds {
+        let start = nanoseconds()
+        for _ in 0..<batch { body() }
+        samples.append(Double(nanoseconds() - start) / Double(batch))
+    }
+    return samples.sorted()[rounds / 2]
+}
+
+@inline(never) func consume<T>(_ value: T) { withExtendedLifetime(value) {} }
+
+let estimator = StrengthEstimator.zxcvbn
+var form = SignupForm.make(policy: .standard, strength: estimator)
+form.answer("email", with: "alice.liddell@example.com")
+form.answer("password", with: "Quartz-Lantern-58")
+form.answer("confirm", with: "Quartz-Lantern-58")
+let context = form.context
+
+// Reference: counting the Characters of the password, the cheapest rule there is.
+let reference = median(batch: 20_000) { consume("Quartz-Lantern-58".count) }
+var rows: [(String, Double)] = []
+for field in form.fields {
+    rows.append(("validate \(field.name)", median(batch: field.name == "password" ? 500 : 20_000) { consume(field.validate(in: context)) }))
+}
+rows.append(("zxcvbn estimate alone", median(batch: 500) { consume(estimator.estimate("Quartz-Lantern-58", ["alice.liddell", "alice", "liddell"])) }))
+rows.append(("whole form isValid", median(batch: 500) { consume(form.isValid) }))
+let nist = SignupForm.make(policy: .nist, strength: estimator)
+rows.append(("validate password (nist)", median(batch: 500) {
+    var copy = nist
+    copy.answer("password", with: "quartz lantern harbour 58")
+    consume(copy.errors(for: "password"))
+}))
+let hash = median(rounds: 9, batch: 1) { consume(try? PasswordHasher.hash(Secret("Quartz-Lantern-58"))) }
+
+func pad(_ text: String) -> String { text + String(repeating: " ", count: max(0, 28 - text.count)) }
+func fixed(_ value: Double, _ digits: Int) -> String { String(format: "%10.\(digits)f", value) }
+
+print("signup-bench (release; median of 41 rounds; reference = String.count of the password)")
+print("  \(pad("reference")) \(fixed(reference / 1000, 3)) µs")
+for (name, value) in rows {
+    print("  \(pad(name)) \(fixed(value / 1000, 3)) µs  \(fixed(value / reference, 0))× reference")
+}
+print("  \(pad("argon2id hash")) \(fixed(hash / 1_000_000, 1)) ms  (median of 9)")
