@@ -1,0 +1,221 @@
+import Glibc
+
+// The one door to the C library: every libc call of this module goes through here.
+// Calls made by ordinary code turn -1/errno into `SystemError`; the `SignalSafe`
+// functions at the bottom are the only ones signal handlers may call.
+
+/// A failed system call: the call's name and its errno.
+struct SystemError: Error, Equatable, CustomStringConvertible {
+    let call: String
+    let code: Int32
+
+    /// Captures the current errno for `call`.
+    static func current(_ call: String) -> SystemError { SystemError(call: call, code: errno) }
+
+    var description: String { "\(call): \(String(cString: strerror(code)))" }
+}
+
+/// What reading one chunk from a descriptor produced.
+enum ReadResult: Equatable {
+    case bytes(Int)
+    case endOfFile
+    case interrupted
+    case wouldBlock
+}
+
+/// What waiting for input on the terminal and on the wake-up pipe produced.
+struct PollResult: Equatable {
+    var inputReady = false
+    var wakeReady = false
+    var interrupted = false
+    var timedOut = false
+}
+
+enum Sys {
+    /// The corresponding C function is `isatty`.
+    static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// The corresponding C function is `tcgetattr`.
+    static func terminalMode(_ fd: Int32) throws(SystemError) -> termios {
+        var mode = termios()
+        while tcgetattr(fd, &mode) != 0 {
+            if errno != EINTR { throw .current("tcgetattr") }
+        }
+        return mode
+    }
+
+    /// The corresponding C function is `tcsetattr` with `TCSANOW`: never discards type-ahead.
+    static func setTerminalMode(_ fd: Int32, _ mode: termios) throws(SystemError) {
+        var mode = mode
+        while tcsetattr(fd, TCSANOW, &mode) != 0 {
+            if errno != EINTR { throw .current("tcsetattr") }
+        }
+    }
+
+    /// The corresponding C function is `read`; EINTR is reported, not retried, so a signal can end a wait.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> ReadResult {
+        let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+        if n > 0 { return .bytes(n) }
+        if n == 0 { return .endOfFile }
+        switch errno {
+        case EINTR: return .interrupted
+        case EAGAIN, EWOULDBLOCK: return .wouldBlock
+        case EIO: return .endOfFile  // the terminal hung up
+        default: throw .current("read")
+        }
+    }
+
+    /// The corresponding C function is `write`, looped until every byte is written; retries EINTR.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n >= 0 {
+                offset += n
+            } else if errno != EINTR {
+                throw .current("write")
+            }
+        }
+    }
+
+    /// The corresponding C function is `poll` on `input` and `wake`; a signal ends the wait (EINTR).
+    static func poll(input: Int32, wake: Int32, timeoutMilliseconds: Int32) throws(SystemError) -> PollResult {
+        var fds = [
+            pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+        ]
+        let n = Glibc.poll(&fds, nfds_t(wake >= 0 ? 2 : 1), timeoutMilliseconds)
+        var result = PollResult()
+        if n < 0 {
+            if errno == EINTR { result.interrupted = true; return result }
+            throw .current("poll")
+        }
+        if n == 0 { result.timedOut = true; return result }
+        let anyInput = Int16(POLLIN | POLLHUP | POLLERR | POLLNVAL)
+        result.inputReady = fds[0].revents & anyInput != 0
+        result.wakeReady = wake >= 0 && fds[1].revents & Int16(POLLIN) != 0
+        return result
+    }
+
+    /// The corresponding C functions are `pipe`, then `fcntl` for `FD_CLOEXEC` and `O_NONBLOCK` on both ends.
+    static func makePipe() throws(SystemError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) != 0 { throw .current("pipe") }
+        for fd in fds {
+            if fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0 {
+                let error = SystemError.current("fcntl")
+                fds.forEach { Glibc.close($0) }
+                throw error
+            }
+        }
+        return (fds[0], fds[1])
+    }
+
+    /// Empties the non-blocking wake-up pipe.
+    static func drain(_ fd: Int32) {
+        var scratch = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while withUnsafeMutableBytes(of: &scratch, { Glibc.read(fd, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
+    /// The corresponding C function is `fcntl(F_DUPFD_CLOEXEC)`.
+    static func duplicate(_ fd: Int32) throws(SystemError) -> Int32 {
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        if copy < 0 { throw .current("fcntl(F_DUPFD_CLOEXEC)") }
+        return copy
+    }
+
+    /// The corresponding C function is `fdopen`: a stdio stream that owns `fd`.
+    static func openStream(_ fd: Int32, mode: String) throws(SystemError) -> UnsafeMutablePointer<FILE> {
+        guard let stream = fdopen(fd, mode) else {
+            let error = SystemError.current("fdopen")
+            Glibc.close(fd)
+            throw error
+        }
+        return stream
+    }
+
+    /// The corresponding C function is `fopen("/dev/null", "w")`: a stream that swallows el_init's warnings.
+    static func openNullStream() throws(SystemError) -> UnsafeMutablePointer<FILE> {
+        guard let stream = fopen("/dev/null", "we") else { throw .current("fopen(/dev/null)") }
+        return stream
+    }
+
+    /// The corresponding C function is `fflush`.
+    static func flush(_ stream: UnsafeMutablePointer<FILE>) { fflush(stream) }
+
+    /// The corresponding C function is `fclose`.
+    static func closeStream(_ stream: UnsafeMutablePointer<FILE>) { fclose(stream) }
+
+    /// The corresponding C function is `close`.
+    static func close(_ fd: Int32) { if fd >= 0 { Glibc.close(fd) } }
+
+    /// The corresponding C function is `setlocale(LC_CTYPE, name)`; returns whether it was accepted.
+    @discardableResult
+    static func setCharacterLocale(_ name: String) -> Bool { setlocale(LC_CTYPE, name) != nil }
+
+    /// The corresponding C function is `nl_langinfo(CODESET)`.
+    static func characterCodeset() -> String { String(cString: nl_langinfo(nl_item(CODESET))) }
+
+    /// Overwrites memory that held a secret; `memset_s`-like: the call is not optimised away.
+    static func zero(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        explicit_bzero(base, buffer.count)
+    }
+}
+
+/// The async-signal-safe calls signal handlers use: no allocation, no locks, errno preserved by the caller.
+enum SignalSafe {
+    /// The corresponding C function is `tcgetattr`.
+    static func getMode(_ fd: Int32, _ mode: UnsafeMutablePointer<termios>) -> Bool { tcgetattr(fd, mode) == 0 }
+
+    /// The corresponding C function is `tcsetattr` with `TCSANOW`.
+    static func setMode(_ fd: Int32, _ mode: UnsafePointer<termios>) { _ = tcsetattr(fd, TCSANOW, mode) }
+
+    /// The corresponding C function is `sigaction` installing a plain handler (nil: `SIG_DFL`).
+    static func setHandler(_ sig: Int32, _ handler: (@convention(c) (Int32) -> Void)?, flags: Int32,
+                           previous: UnsafeMutablePointer<sigaction>? = nil) {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = handler
+        action.sa_flags = flags
+        sigemptyset(&action.sa_mask)
+        _ = sigaction(sig, &action, previous)
+    }
+
+    /// The corresponding C function is `sigaction` installing an `SA_SIGINFO` handler.
+    static func setInfoHandler(_ sig: Int32,
+                               _ handler: @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?) -> Void,
+                               flags: Int32, previous: UnsafeMutablePointer<sigaction>?) {
+        var action = sigaction()
+        action.__sigaction_handler.sa_sigaction = handler
+        action.sa_flags = flags | SA_SIGINFO
+        sigemptyset(&action.sa_mask)
+        _ = sigaction(sig, &action, previous)
+    }
+
+    /// The corresponding C function is `sigaction` putting back a saved action.
+    static func reinstall(_ sig: Int32, _ saved: UnsafePointer<sigaction>) { _ = sigaction(sig, saved, nil) }
+
+    /// The corresponding C function is `raise`.
+    static func raiseSignal(_ sig: Int32) { _ = raise(sig) }
+
+    /// The corresponding C function is `pthread_sigmask(SIG_UNBLOCK)`.
+    static func unblock(_ sig: Int32) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, sig)
+        _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// The corresponding C function is `write` of one byte to the wake-up pipe.
+    static func poke(_ fd: Int32) {
+        guard fd >= 0 else { return }
+        var byte: UInt8 = 1
+        _ = Glibc.write(fd, &byte, 1)
+    }
+
+    /// The calling thread's errno, to save and restore around a handler.
+    static var savedErrno: Int32 {
+        get { errno }
+        set { errno = newValue }
+    }
+}

@@ -1,0 +1,290 @@
+import Glibc
+
+/// A program running in a pseudo-terminal, driven the way `expect` drives it.
+///
+/// Safe from the multithreaded test runner: the child is started with `posix_spawn`
+/// (never `fork`), in a new session (`POSIX_SPAWN_SETSID`), with the terminal's slave
+/// side opened by name as descriptor 0 (so it becomes the controlling terminal: byte
+/// 0x03 sent to it is SIGINT) and duplicated to 1 and 2. Every wait has a deadline; the
+/// child is killed when the value goes away.
+final class PseudoTerminal {
+    /// How the child ended.
+    enum Termination: Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signaled(Int32)
+
+        var description: String {
+            switch self {
+            case .exited(let code): "exited(\(code))"
+            case .signaled(let sig): "signaled(\(sig))"
+            }
+        }
+    }
+
+    /// A failure with what the terminal showed so far.
+    struct Failure: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    /// The pinned environment tests start from: `PATH`, `TERM=xterm`, 80×24, UTF-8, no colour, no backtracer.
+    static func environment(_ overrides: [String: String?] = [:]) -> [String: String] {
+        var environment = [
+            "PATH": getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin",
+            "HOME": "/nonexistent",
+            "TERM": "xterm",
+            "COLUMNS": "80",
+            "LINES": "24",
+            "NO_COLOR": "1",
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "SWIFT_BACKTRACE": "enable=no",
+        ]
+        for (name, value) in overrides { environment[name] = value }
+        return environment
+    }
+
+    /// The child's process id.
+    let pid: pid_t
+    /// Everything read from the terminal so far, raw (`\r\n` line endings, escape sequences).
+    private(set) var transcript: [UInt8] = []
+    /// Everything read from standard output, when it is a pipe.
+    private(set) var standardOutput: [UInt8] = []
+
+    private var master: Int32
+    private var outputPipe: Int32
+    private var cursor = 0
+    private var termination: Termination?
+
+    /// Starts `executable` (a path, or a name looked up in this process's `PATH`) in a new pseudo-terminal.
+    ///
+    /// With `pipeStandardOutput`, standard output is a pipe (read it with `standardOutput`),
+    /// while standard input and standard error stay on the terminal.
+    init(executable: String, arguments: [String] = [], environment: [String: String] = PseudoTerminal.environment(),
+         rows: UInt16 = 24, columns: UInt16 = 80, pipeStandardOutput: Bool = false) throws {
+        var master: Int32 = -1
+        var slave: Int32 = -1
+        var name = [CChar](repeating: 0, count: 4096)
+        var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+        guard openpty(&master, &slave, &name, nil, &size) == 0 else { throw Self.failure("openpty") }
+        var pipeEnds: [Int32] = [-1, -1]
+        defer {
+            Glibc.close(slave)
+            if pipeEnds[1] >= 0 { Glibc.close(pipeEnds[1]) }
+        }
+        if pipeStandardOutput, pipe(&pipeEnds) != 0 {
+            Glibc.close(master)
+            throw Self.failure("pipe")
+        }
+        for fd in [master, slave] + pipeEnds where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, name, O_RDWR, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeStandardOutput ? pipeEnds[1] : 0, 1)
+        posix_spawn_file_actions_adddup2(&actions, 0, 2)
+        for fd in [master, slave] + pipeEnds where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        let setSessionID: Int32 = 0x80  // POSIX_SPAWN_SETSID, which Swift's Glibc does not import
+        posix_spawnattr_setflags(&attributes, Int16(setSessionID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawn = executable.contains("/") ? posix_spawn : posix_spawnp
+        let status = spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard status == 0 else {
+            Glibc.close(master)
+            if pipeEnds[0] >= 0 { Glibc.close(pipeEnds[0]) }
+            throw Failure(message: "posix_spawn \(executable): \(String(cString: strerror(status)))")
+        }
+        self.pid = pid
+        self.master = master
+        self.outputPipe = pipeEnds[0]
+        for fd in [master, outputPipe] where fd >= 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+    }
+
+    deinit {
+        if termination == nil {
+            Glibc.kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        }
+        if master >= 0 { Glibc.close(master) }
+        if outputPipe >= 0 { Glibc.close(outputPipe) }
+    }
+
+    /// The transcript as text (invalid UTF-8 repaired), optionally with `\r\n` turned into `\n`.
+    func text(normalizingLineEndings: Bool = false) -> String {
+        guard normalizingLineEndings else { return String(decoding: transcript, as: UTF8.self) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(transcript.count)
+        for (index, byte) in transcript.enumerated()
+        where !(byte == 0x0D && index + 1 < transcript.count && transcript[index + 1] == 0x0A) {
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Types `text` (its UTF-8 bytes) at the terminal: "\r" is Enter, "\u{03}" Ctrl-C, "\u{04}" Ctrl-D.
+    func send(_ text: String) throws { try send(bytes: Array(text.utf8)) }
+
+    /// Writes raw bytes to the terminal.
+    func send(bytes: [UInt8]) throws {
+        var offset = 0
+        let deadline = Self.now() + 5
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) }
+            if n > 0 {
+                offset += n
+            } else if n < 0, errno == EAGAIN || errno == EINTR {
+                guard Self.now() < deadline else { throw Failure(message: "send: terminal full for 5 s") }
+                pump(milliseconds: 10)  // let the child drain its input while we drain its output
+            } else {
+                throw Self.failure("write to the terminal")
+            }
+        }
+    }
+
+    /// Waits until the output after the previous match contains `text`, then moves past it; returns the output before it.
+    @discardableResult
+    func expect(_ text: String, timeout: Double = 5) throws -> String {
+        let needle = Array(text.utf8)
+        let deadline = Self.now() + timeout
+        while true {
+            if let range = Self.find(needle, in: transcript, from: cursor) {
+                let before = String(decoding: transcript[cursor..<range.lowerBound], as: UTF8.self)
+                cursor = range.upperBound
+                return before
+            }
+            let remaining = deadline - Self.now()
+            if remaining <= 0 || master < 0 {
+                let seen = String(decoding: transcript[cursor...], as: UTF8.self)
+                let why = master < 0 ? "the terminal closed" : "timed out after \(timeout) s"
+                throw Failure(message: "expected \(text.debugDescription); \(why); saw \(seen.debugDescription)")
+            }
+            pump(milliseconds: Int32(min(remaining, 0.1) * 1000) + 1)
+        }
+    }
+
+    /// Reads until the child has exited and the terminal is closed; returns the output after the last match.
+    @discardableResult
+    func readAll(timeout: Double = 10) throws -> String {
+        let deadline = Self.now() + timeout
+        while master >= 0 || (outputPipe >= 0) || termination == nil {
+            if termination == nil { reap(flags: WNOHANG) }
+            if master < 0, outputPipe < 0, termination != nil { break }
+            guard Self.now() < deadline else {
+                throw Failure(message: "readAll: still running after \(timeout) s; saw \(text().debugDescription)")
+            }
+            pump(milliseconds: 20)
+            if termination != nil, master >= 0, !hasPendingOutput() { break }  // a grandchild may keep the terminal
+        }
+        let rest = String(decoding: transcript[cursor...], as: UTF8.self)
+        cursor = transcript.count
+        return rest
+    }
+
+    /// Waits for the child to end (reading its output meanwhile so it cannot block on a full terminal).
+    @discardableResult
+    func wait(timeout: Double = 10) throws -> Termination {
+        let deadline = Self.now() + timeout
+        while termination == nil {
+            reap(flags: WNOHANG)
+            if termination != nil { break }
+            guard Self.now() < deadline else {
+                throw Failure(message: "wait: still running after \(timeout) s; saw \(text().debugDescription)")
+            }
+            pump(milliseconds: 20)
+        }
+        pump(milliseconds: 0)
+        return termination!
+    }
+
+    /// Sends `signal` to the child, if it has not been reaped.
+    func kill(_ signal: Int32) {
+        guard termination == nil else { return }
+        Glibc.kill(pid, signal)
+    }
+
+    /// Sets the terminal's size; the child gets SIGWINCH.
+    func setWindowSize(rows: UInt16, columns: UInt16) throws {
+        var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+        guard ioctl(master, UInt(TIOCSWINSZ), &size) == 0 else { throw Self.failure("ioctl(TIOCSWINSZ)") }
+    }
+
+    // MARK: - Internals
+
+    /// Reads whatever the terminal and the output pipe have, waiting at most `milliseconds` for the first byte.
+    private func pump(milliseconds: Int32) {
+        var fds = [master, outputPipe].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        guard master >= 0 || outputPipe >= 0 else {
+            if milliseconds > 0 { usleep(UInt32(milliseconds) * 1000) }
+            return
+        }
+        guard poll(&fds, 2, milliseconds) > 0 else { return }
+        if fds[0].revents != 0 { drain(&master, into: &transcript) }
+        if fds[1].revents != 0 { drain(&outputPipe, into: &standardOutput) }
+    }
+
+    private func hasPendingOutput() -> Bool {
+        var fds = [pollfd(fd: master, events: Int16(POLLIN), revents: 0)]
+        return poll(&fds, 1, 0) > 0 && fds[0].revents & Int16(POLLIN) != 0
+    }
+
+    /// Reads everything available from `fd`; closes it at end of file (EIO on a master whose slave is gone).
+    private func drain(_ fd: inout Int32, into bytes: inout [UInt8]) {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while fd >= 0 {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                bytes += buffer[0..<n]
+            } else if n < 0, errno == EINTR {
+                continue
+            } else if n < 0, errno == EAGAIN {
+                return
+            } else {
+                Glibc.close(fd)
+                fd = -1
+            }
+        }
+    }
+
+    private func reap(flags: Int32) {
+        var status: Int32 = 0
+        let result = waitpid(pid, &status, flags)
+        guard result == pid else { return }
+        let signal = status & 0x7F
+        termination = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Range<Int>? {
+        guard !needle.isEmpty else { return start..<start }
+        guard haystack.count - start >= needle.count else { return nil }
+        for index in start...(haystack.count - needle.count) where haystack[index] == needle[0] {
+            if haystack[index..<(index + needle.count)].elementsEqual(needle) { return index..<(index + needle.count) }
+        }
+        return nil
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    private static func failure(_ call: String) -> Failure {
+        Failure(message: "\(call): \(String(cString: strerror(errno)))")
+    }
+}
