@@ -9,7 +9,8 @@ struct ScriptAnswers {
     /// Writes the prompt, reads a line, echoes it unless it is a secret, ends the line.
     func read(_ prompt: Prompt) -> WizardInput {
         conversation.put(prompt.text)
-        let line = input.next()
+        // At a terminal (--no-interactive), a secret must not be echoed as it is typed.
+        let line = prompt.isSecret ? withEchoOff(input.fd) { input.next() } : input.next()
         if case .text(let text) = line, !prompt.isSecret {
             conversation.put(text)
         }

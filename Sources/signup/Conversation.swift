@@ -23,20 +23,22 @@ struct Style: Equatable {
 struct Conversation {
     var style: Style
     var quiet: Bool
+    /// Where the text goes: standard error, or the terminal session so it stays in order with libedit.
+    var output: (String) -> Void = { IO.write($0, to: 2) }
 
     /// A line of conversation; silenced by `--quiet`.
     func say(_ line: String) {
-        if !quiet { IO.write(line + "\n", to: 2) }
+        if !quiet { output(line + "\n") }
     }
 
     /// Text with no line ending (a prompt in a script); silenced by `--quiet`.
     func put(_ text: String) {
-        if !quiet { IO.write(text, to: 2) }
+        if !quiet { output(text) }
     }
 
     /// An error line; never silenced.
     func error(_ message: String) {
-        IO.write(errorLine(message) + "\n", to: 2)
+        output(errorLine(message) + "\n")
     }
 
     /// `✗ message` in red, or `error: message`.
@@ -55,7 +57,7 @@ struct Conversation {
         case .banner(let text):
             say(style.color ? paint(text, code: "1") : text)
         case .errors(let errors):
-            for error in errors { IO.write(errorLine(error.message, indent: "  ") + "\n", to: 2) }
+            for error in errors { output(errorLine(error.message, indent: "  ") + "\n") }
         case .strength(let level):
             say("  Strength: \(level.label)")
         case .review(let lines):

@@ -97,10 +97,14 @@ struct CreateCommand: ParsableCommand {
         if interactive {
             TerminalGuard.install()
             let session = TerminalSession(programName: "signup")
-            defer { session.close() }
-            let runner = WizardRunner(ask: { TerminalAnswers.read($0, from: session) }, submit: submit, conversation: conversation)
+            var talk = conversation
+            talk.output = session.write
+            let runner = WizardRunner(ask: { TerminalAnswers.read($0, from: session) }, submit: submit, conversation: talk)
             outcome = runner.run(&wizard)
+            session.close()
+            TerminalGuard.restore()
         } else {
+            if isTerminal(0) { TerminalGuard.install() }  // echo goes off for secrets: put it back on signals
             let answers = ScriptAnswers(input: stdin, conversation: conversation)
             let runner = WizardRunner(ask: answers.read, submit: submit, conversation: conversation)
             outcome = runner.run(&wizard)

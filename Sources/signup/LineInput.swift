@@ -13,7 +13,8 @@ final class LineInput {
         case endOfInput
     }
 
-    private let fd: Int32
+    /// The descriptor lines come from.
+    let fd: Int32
     private var buffer: [UInt8] = []
     private var start = 0
     private var atEnd = false

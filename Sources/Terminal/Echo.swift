@@ -1,0 +1,16 @@
+import Glibc
+
+/// Runs `body` with the terminal's echo off when `fd` is a terminal, and puts the mode back after.
+///
+/// For a secret read line by line without libedit (`--no-interactive` at a terminal):
+/// the newline still shows (ECHONL), the characters do not. Call `TerminalGuard.install()`
+/// first so a signal during `body` also puts the mode back.
+public func withEchoOff<T>(_ fd: Int32, _ body: () -> T) -> T {
+    guard Sys.isTerminal(fd), let before = try? Sys.terminalMode(fd) else { return body() }
+    var quiet = before
+    quiet.c_lflag &= ~tcflag_t(ECHO)
+    quiet.c_lflag |= tcflag_t(ECHONL)
+    try? Sys.setTerminalMode(fd, quiet)
+    defer { try? Sys.setTerminalMode(fd, before) }
+    return body()
+}
