@@ -40,6 +40,23 @@ public enum TerminalGuard {
         }
     }
 
+    /// Holds SIGINT, SIGTERM, SIGHUP and SIGQUIT back while an account is written, so that the
+    /// exit code tells the truth: a signal that arrives now is acted on by ``releaseSignals()``,
+    /// or never, when the write succeeded and the program goes on to report it.
+    public static func holdSignals() {
+        GuardState.holding.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// Stops holding signals; one that arrived meanwhile now ends the process as it would have.
+    public static func releaseSignals() {
+        GuardState.holding.store(false, ordering: .sequentiallyConsistent)
+        let sig = GuardState.heldSignal.exchange(0, ordering: .sequentiallyConsistent)
+        guard sig != 0 else { return }
+        GuardState.restoreSaved()
+        SignalSafe.setHandler(sig, nil, flags: 0)
+        SignalSafe.raiseSignal(sig)
+    }
+
     /// Puts back the terminal mode saved by `install()`; safe to call at any time, any number of times.
     public static func restore() {
         guard GuardState.hasSaved.load(ordering: .sequentiallyConsistent) else { return }
@@ -65,6 +82,8 @@ enum GuardState {
     static let installed = Atomic<Bool>(false)
     static let hasSaved = Atomic<Bool>(false)
     static let reading = Atomic<Bool>(false)
+    static let holding = Atomic<Bool>(false)
+    static let heldSignal = Atomic<Int32>(0)
     static let interruptPending = Atomic<Bool>(false)
     static let resumed = Atomic<Bool>(false)
     static let resized = Atomic<Bool>(false)
@@ -74,6 +93,7 @@ enum GuardState {
     /// Initialises every lazy static now: a handler must never be the first to touch one.
     static func prepare() -> Storage {
         _ = (hasSaved.load(ordering: .relaxed), reading.load(ordering: .relaxed))
+        _ = (holding.load(ordering: .relaxed), heldSignal.load(ordering: .relaxed))
         _ = (interruptPending.load(ordering: .relaxed), resumed.load(ordering: .relaxed))
         _ = (resized.load(ordering: .relaxed), wakeRead.load(ordering: .relaxed), wakeWrite.load(ordering: .relaxed))
         return shared
@@ -102,6 +122,13 @@ enum GuardState {
     /// Wakes a session waiting in poll(2) on another thread.
     static func wake() { SignalSafe.poke(wakeWrite.load(ordering: .relaxed)) }
 
+    /// Records `sig` for ``TerminalGuard/releaseSignals()`` when signals are held; false otherwise.
+    static func hold(_ sig: Int32) -> Bool {
+        guard holding.load(ordering: .sequentiallyConsistent) else { return false }
+        _ = heldSignal.compareExchange(expected: 0, desired: sig, ordering: .sequentiallyConsistent)
+        return true
+    }
+
     static func restoreSaved() {
         if hasSaved.load(ordering: .relaxed) { SignalSafe.setMode(0, shared.saved) }
     }
@@ -110,6 +137,7 @@ enum GuardState {
 // The handlers below call only tcgetattr, tcsetattr, sigaction, pthread_sigmask, raise and write.
 
 private func onFatalSignal(_ sig: Int32) {
+    if GuardState.hold(sig) { return }
     GuardState.restoreSaved()
     SignalSafe.setHandler(sig, nil, flags: 0)
     SignalSafe.raiseSignal(sig)  // blocked until this handler returns, then kills the process
@@ -120,7 +148,7 @@ private func onInterrupt(_ sig: Int32) {
     if GuardState.reading.load(ordering: .sequentiallyConsistent) {
         GuardState.interruptPending.store(true, ordering: .sequentiallyConsistent)
         GuardState.wake()
-    } else {
+    } else if !GuardState.hold(sig) {
         GuardState.restoreSaved()
         SignalSafe.setHandler(sig, nil, flags: 0)
         SignalSafe.raiseSignal(sig)

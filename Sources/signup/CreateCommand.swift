@@ -93,9 +93,11 @@ struct CreateCommand: ParsableCommand {
         let storePath = db ?? AccountStore.defaultPath(environment: environment)
         let submit = { (submission: Submission) in Self.store(submission, at: storePath, dryRun: dryRun) }
 
+        // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
+        // the store hold signals back while it writes.
+        TerminalGuard.install()
         let outcome: Outcome
         if interactive {
-            TerminalGuard.install()
             let session = TerminalSession(programName: "signup")
             var talk = conversation
             talk.output = session.write
@@ -104,7 +106,6 @@ struct CreateCommand: ParsableCommand {
             session.close()
             TerminalGuard.restore()
         } else {
-            if isTerminal(0) { TerminalGuard.install() }  // echo goes off for secrets: put it back on signals
             let answers = ScriptAnswers(input: stdin, conversation: conversation)
             let runner = WizardRunner(ask: answers.read, submit: submit, conversation: conversation)
             outcome = runner.run(&wizard)
@@ -151,8 +152,16 @@ struct CreateCommand: ParsableCommand {
                 let taken = try AccountStore.openExisting(path: path)?.isTaken(email: submission.email) ?? false
                 return taken ? .emailTaken : .created(id: 0)
             }
-            let account = try AccountStore(path: path).create(email: submission.email, passwordHash: hash)
-            return .created(id: account.id)
+            // From here a signal must not make the exit code lie: a committed account is reported
+            // as created; a signal held back during a write that failed ends the process after it.
+            TerminalGuard.holdSignals()
+            do {
+                let account = try AccountStore(path: path).create(email: submission.email, passwordHash: hash)
+                return .created(id: account.id)
+            } catch {
+                TerminalGuard.releaseSignals()
+                throw error
+            }
         } catch {
             switch error {
             case .emailTaken: return .emailTaken
