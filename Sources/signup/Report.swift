@@ -33,7 +33,7 @@ struct Report {
             if json { emit([("status", "declined")]) }
             return ExitStatus.declined
         case .cancelled:
-            conversation.say("\nNothing was saved.")
+            conversation.say("Nothing was saved.")
             if json { emit([("status", "cancelled")]) }
             return ExitStatus.cancelled
         case .incomplete(let field, let label, let errors):
