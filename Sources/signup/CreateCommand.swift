@@ -65,6 +65,9 @@ struct CreateCommand: ParsableCommand {
             quiet: quiet
         )
         let stdin = LineInput(fd: 0)
+        // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
+        // the store hold signals back while it writes.
+        TerminalGuard.install()
 
         var presets: [String: String] = [:]
         var unreadable: [String: InputProblem] = [:]
@@ -93,9 +96,6 @@ struct CreateCommand: ParsableCommand {
         let storePath = db ?? AccountStore.defaultPath(environment: environment)
         let submit = { (submission: Submission) in Self.store(submission, at: storePath, dryRun: dryRun) }
 
-        // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
-        // the store hold signals back while it writes.
-        TerminalGuard.install()
         let outcome: Outcome
         if interactive {
             let session = TerminalSession(programName: "signup")
@@ -135,7 +135,8 @@ struct CreateCommand: ParsableCommand {
             return LineInput(fd: fd).next()
         }
         if let passwordFd {
-            return passwordFd == 0 ? stdin.next() : LineInput(fd: passwordFd).next()
+            let input = passwordFd == 0 ? stdin : LineInput(fd: passwordFd)
+            return withEchoOff(passwordFd) { input.next() }
         }
         if let password = environment["SIGNUP_PASSWORD"] {
             IO.unsetEnvironment("SIGNUP_PASSWORD")
