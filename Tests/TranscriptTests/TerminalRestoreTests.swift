@@ -1,0 +1,66 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The terminal mode is back after signup dies by a signal or is cancelled (SPEC 5).
+///
+/// Interactive bash restores the terminal after a job dies, which would hide a signup that
+/// leaves `-echo -icanon` behind; so signup runs under `sh` with the signals trapped, and the
+/// shell prints signup's status and `stty -a` afterwards.
+@Suite struct TerminalRestoreTests {
+    enum Way: String, CaseIterable, Sendable {
+        case ctrlCUntouched, sigtermAtPassword, sighupAtPassword
+    }
+
+    @Test(arguments: Way.allCases)
+    func theTerminalIsRestored(after way: Way) throws {
+        let scratch = try ScratchFolder()
+        let script = #"trap : INT TERM HUP; "$SIGNUP_BIN" --db "$DB"; echo "status=$?"; stty -a; echo "end-of-stty""#
+        let terminal = try PseudoTerminal(
+            executable: "/bin/sh", arguments: ["-c", script],
+            environment: PseudoTerminal.environment(["SIGNUP_BIN": signupBinary, "DB": scratch.database, "HOME": scratch.path])
+        )
+        try terminal.expect("Email: ", timeout: 10)
+        let expectedStatus: Int
+        switch way {
+        case .ctrlCUntouched:
+            try terminal.send("\u{03}")  // SIGINT from the terminal, to the whole foreground group
+            expectedStatus = 130
+        case .sigtermAtPassword, .sighupAtPassword:
+            try terminal.send("alice@example.com\r")
+            try terminal.expect("Password: ", timeout: 10)
+            try terminal.send("Quartz-Lan")  // half a password: echo is off now
+            usleep(100_000)
+            let signup = try Self.child(of: terminal.pid)
+            let signal = way == .sigtermAtPassword ? SIGTERM : SIGHUP
+            Glibc.kill(signup, signal)
+            expectedStatus = 128 + Int(signal)
+        }
+        try terminal.expect("end-of-stty", timeout: 10)
+        try terminal.readAll(timeout: 10)
+        let output = terminal.text(normalizingLineEndings: true)
+        #expect(output.contains("status=\(expectedStatus)\n"), "\(way): \(output)")
+        let flags = Set(output.split(whereSeparator: { " ;\n".contains($0) }).map(String.init))
+        #expect(flags.contains("echo") && !flags.contains("-echo"), "\(way): echo is not back:\n\(output)")
+        #expect(flags.contains("icanon") && !flags.contains("-icanon"), "\(way): icanon is not back:\n\(output)")
+        #expect(flags.contains("isig") && !flags.contains("-isig"), "\(way): isig is not back:\n\(output)")
+        #expect(!terminal.transcript.containsBytes("Quartz-Lan".utf8), "\(way): the half-typed password was echoed")
+    }
+
+    /// The pid of the one child of `parent`, found in /proc once it has started.
+    static func child(of parent: pid_t) throws -> pid_t {
+        for _ in 0..<100 {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            for name in names {
+                guard let pid = pid_t(name),
+                      let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")") else { continue }
+                // pid (comm) state ppid ...: the command may hold spaces, so split after ")".
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                if fields.count > 1, pid_t(fields[1]) == parent { return pid }
+            }
+            usleep(20_000)
+        }
+        throw PseudoTerminal.Failure(message: "no child of \(parent) appeared")
+    }
+}
