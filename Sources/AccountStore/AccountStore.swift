@@ -35,10 +35,10 @@ public final class AccountStore: Sendable {
         }
     }
 
-    private init(readonlyPath path: String) throws(StoreError) {
+    private init(readonlyPath path: String, immutable: Bool = false) throws(StoreError) {
         self.path = path
         isReadOnly = true
-        queue = try Self.openQueue(path: path, forWriting: false)
+        queue = immutable ? try Self.openImmutable(path: path) : try Self.openQueue(path: path, forWriting: false)
     }
 
     /// Opens an existing database read-only, or returns nil when there is none yet.
@@ -55,12 +55,15 @@ public final class AccountStore: Sendable {
         case .nonEmptyFile:
             break
         }
-        let store = try AccountStore(readonlyPath: path)
+        let store: AccountStore
         let contents: Migrations.Contents
         do {
-            contents = try store.queue.read(Migrations.contents)
+            (store, contents) = try readContents(path: path, immutable: false)
         } catch {
-            throw StoreError.from(error, path: path)
+            guard !FileSystem.isWritable(path) else { throw error }
+            // Nothing may change this file or its folder (immutable, read-only mount), so WAL's
+            // side files cannot be made: read it as the unchanging file it is.
+            (store, contents) = try readContents(path: path, immutable: true)
         }
         switch contents {
         case .empty: return nil
@@ -166,6 +169,28 @@ public final class AccountStore: Sendable {
         }
         do {
             return try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    private static func readContents(path: String, immutable: Bool) throws(StoreError) -> (AccountStore, Migrations.Contents) {
+        let store = try AccountStore(readonlyPath: path, immutable: immutable)
+        do {
+            return (store, try store.queue.read(Migrations.contents))
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// A read-only connection through SQLite's `immutable=1` URI: no locks, no `-wal` or `-shm`.
+    private static func openImmutable(path: String) throws(StoreError) -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "AccountStore"
+        let uri = URL(fileURLWithPath: path).absoluteString + "?immutable=1"
+        do {
+            return try DatabaseQueue(path: uri, configuration: configuration)
         } catch {
             throw StoreError.from(error, path: path)
         }

@@ -95,6 +95,14 @@ enum FileSystem {
         return home.isEmpty ? nil : home
     }
 
+    /// Whether this process may write `path` and create files beside it (what SQLite's WAL needs).
+    ///
+    /// `access(2)` also answers for root, which permission bits do not stop but an
+    /// immutable file, folder or read-only mount do.
+    static func isWritable(_ path: String) -> Bool {
+        access(path, W_OK) == 0 && access(parent(of: path), W_OK) == 0
+    }
+
     static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "" }
         if slash == path.startIndex { return "/" }

@@ -41,6 +41,8 @@ extension StoreError {
             return .unavailable(reason: "the disk is full (database \(path))")
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return .unavailable(reason: "the database \(path) is locked by another program")
+        case .SQLITE_CANTOPEN where FileSystem.entry(at: path) == .nonEmptyFile && !FileSystem.isWritable(path):
+            return .unavailable(reason: "the database \(path) is read-only (or its folder is)")
         case .SQLITE_CANTOPEN:
             return .unavailable(reason: "cannot open \(path)")
         case .SQLITE_NOTADB:

@@ -65,12 +65,13 @@ public final class TerminalSession {
 
     deinit { close() }
 
-    /// Reads a line with libedit editing (arrows, backspace, Ctrl-A/E/U); a non-empty answer joins this session's history.
+    /// Reads a line with libedit editing (arrows, backspace, Ctrl-A/E/U); with `remember`, a
+    /// non-empty answer joins this session's history (answers to y/n questions should not).
     ///
     /// The history lives in memory only; it is never written to a file.
-    public func readLine(prompt: String) -> LineRead {
+    public func readLine(prompt: String, remember: Bool = true) -> LineRead {
         let result = read(prompt: prompt, mode: .text)
-        if case .line(let line) = result, !line.isEmpty { history?.enter(line) }
+        if remember, case .line(let line) = result, !line.isEmpty { history?.enter(line) }
         return result
     }
 

@@ -26,7 +26,10 @@ struct ScriptAnswers {
 /// Answers typed at a terminal: libedit for plain lines, masked entry for secrets.
 enum TerminalAnswers {
     static func read(_ prompt: Prompt, from session: TerminalSession) -> WizardInput {
-        let read = prompt.isSecret ? session.readSecret(prompt: prompt.text) : session.readLine(prompt: prompt.text)
+        let isField = if case .field = prompt.question { true } else { false }
+        let read = prompt.isSecret
+            ? session.readSecret(prompt: prompt.text)
+            : session.readLine(prompt: prompt.text, remember: isField)  // Up recalls emails, not "y" or "1"
         switch read {
         case .line(let text):
             if text.utf8.count > LineInput.limit { return .unreadable(.tooLong(limit: LineInput.limit)) }

@@ -110,7 +110,7 @@ struct CreateCommand: ParsableCommand {
             let runner = WizardRunner(ask: answers.read, submit: submit, conversation: conversation)
             outcome = runner.run(&wizard)
         }
-        let status = Report(json: json, dryRun: dryRun, conversation: conversation, stdoutIsTerminal: isTerminal(1)).show(outcome)
+        let status = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1)).show(outcome)
         throw ExitCode(status)
     }
 

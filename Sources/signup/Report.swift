@@ -6,6 +6,7 @@ import SignupCore
 struct Report {
     var json: Bool
     var dryRun: Bool
+    var interactive: Bool
     var conversation: Conversation
     var stdoutIsTerminal: Bool
 
@@ -46,7 +47,8 @@ struct Report {
             }
             return ExitStatus.incomplete
         case .storageFailed(let reason):
-            conversation.error("the account could not be saved: \(reason)")
+            // At a terminal the reason was shown before "Try again?"; a script hears it here.
+            if interactive { conversation.say("Nothing was saved.") } else { conversation.error("the account could not be saved: \(reason)") }
             if json { emit([("status", "storage_error"), ("reason", reason)]) }
             return ExitStatus.storage
         }

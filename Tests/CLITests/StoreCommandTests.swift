@@ -112,9 +112,15 @@ import Testing
             undo.waitUntilExit()
         }
         let run = box.run(["--db", box.db, "--json"], input: lines("bob@example.com\n\(goodPassword)\n\(goodPassword)\n"), secrets: [goodPassword])
+        // Reading an unchangeable database still works.
+        let listed = box.accounts()
+        let verified = box.run(["verify", "alice@example.com", "--db", box.db], input: lines(goodPassword + "\n")).status
         undo()
         #expect(run.status == 74)
         #expect(run.json["status"] as? String == "storage_error")
+        #expect((run.json["reason"] as? String)?.contains("read-only") == true)
+        #expect(listed.map { $0["email"] as? String } == ["alice@example.com"])
+        #expect(verified == 0)
         #expect(box.accounts().map { $0["email"] as? String } == ["alice@example.com"])
     }
 }
