@@ -4,22 +4,6 @@ import Testing
 
 /// Ctrl-Z and `fg`, and a crash at a prompt: the two ways out that need a shell around signup.
 @Suite struct JobControlTests {
-    /// The `signup` binary beside this test bundle, or `$SIGNUP_BIN`.
-    private static let binary: String = {
-        if let path = ProcessInfo.processInfo.environment["SIGNUP_BIN"] { return path }
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("signup").path), folder.path != "/" {
-            folder = folder.deletingLastPathComponent()
-        }
-        return folder.appendingPathComponent("signup").path
-    }()
-
-    private static func temporaryFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signup-jobs-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     /// The pid of the one child of `parent`, once it has started.
     private static func child(of parent: pid_t) throws -> pid_t {
         for _ in 0..<200 {
@@ -31,18 +15,17 @@ import Testing
     }
 
     @Test func ctrlZThenFgKeepsThePasswordPromptMaskedAndTheKeysTyped() throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let db = folder.appendingPathComponent("accounts.sqlite").path
+        let scratch = try ScratchFolder()
+        let db = scratch.database
         // A job-control shell puts signup in a process group of its own, which the terminal's
         // Ctrl-Z really stops (an orphaned group would ignore it).
         let shell = try PseudoTerminal(
             executable: "/bin/bash", arguments: ["--norc", "--noprofile", "-i"],
-            environment: PseudoTerminal.environment(["PS1": "$ ", "HOME": folder.path])
+            environment: PseudoTerminal.environment(["PS1": "$ ", "HOME": scratch.path])
         )
         defer { shell.kill(SIGKILL) }
         try shell.expect("$ ")
-        try shell.send("'\(Self.binary)' --db '\(db)'\r")
+        try shell.send("'\(signupBinary)' --db '\(db)'\r")
         try shell.expect("Email: ")
         try shell.send("zed@example.com\r")
         try shell.expect("Password: ")
@@ -66,29 +49,18 @@ import Testing
         #expect(!raw.contains("Quartz-"), "the first half of the password was echoed")
         #expect(!raw.contains("Lantern-58"), "the second half of the password was echoed after fg")
 
-        let verify = Process()
-        verify.executableURL = URL(fileURLWithPath: Self.binary)
-        verify.arguments = ["verify", "zed@example.com", "--db", db]
-        let input = Pipe()
-        verify.standardInput = input
-        verify.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try verify.run()
-        try input.fileHandleForWriting.write(contentsOf: Data("Quartz-Lantern-58\n".utf8))
-        try input.fileHandleForWriting.close()
-        verify.waitUntilExit()
-        #expect(verify.terminationStatus == 0, "the keys typed before and after the stop make the password")
+        #expect(try scratch.verify(email: "zed@example.com", password: "Quartz-Lantern-58"), "the keys typed before and after the stop make the password")
     }
 
     @Test(arguments: [SIGSEGV, SIGQUIT])
     func aCrashOrQuitAtThePasswordPromptRestoresTheTerminal(signal: Int32) throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let db = folder.appendingPathComponent("accounts.sqlite").path
+        let scratch = try ScratchFolder()
+        let db = scratch.database
         // sh without job control and with traps: it does not repair the terminal, as interactive bash would.
         let shell = try PseudoTerminal(
             executable: "/bin/sh",
-            arguments: ["-c", "trap : INT TERM HUP QUIT; \"$0\" --db \"$1\"; echo \"status=$?\"; stty -a", Self.binary, db],
-            environment: PseudoTerminal.environment(["HOME": folder.path])
+            arguments: ["-c", "trap : INT TERM HUP QUIT; \"$0\" --db \"$1\"; echo \"status=$?\"; stty -a", signupBinary, db],
+            environment: PseudoTerminal.environment(["HOME": scratch.path])
         )
         defer { shell.kill(SIGKILL) }
         try shell.expect("Email: ")
