@@ -12,6 +12,11 @@ static inline int signup_el_set_editor(EditLine *el, const char *mode) {
     return el_set(el, EL_EDITOR, mode);
 }
 
+// Chooses the terminal type libedit draws for ("dumb": only \r, \b and spaces, no escape sequences).
+static inline int signup_el_set_terminal(EditLine *el, const char *type) {
+    return el_set(el, EL_TERMINAL, type);
+}
+
 // Turns libedit's own signal handling on or off; its handler does kill(0, sig) to the whole group.
 static inline int signup_el_set_signal(EditLine *el, int on) {
     return el_set(el, EL_SIGNAL, on);

@@ -34,8 +34,10 @@ public final class TerminalSession {
     /// Opens libedit on standard input with standard error as its output (emacs keys, an in-memory history).
     ///
     /// Sets a UTF-8 character locale first. A warning libedit would print for an unknown
-    /// `TERM` is discarded; it then uses dumb-terminal settings.
-    public init(programName: String) {
+    /// `TERM` is discarded; it then uses dumb-terminal settings. Without `escapeSequences`
+    /// (`NO_COLOR`, `--plain`) libedit draws as on a dumb terminal too: editing keys still
+    /// work, and redraws use only `\r`, `\b` and spaces.
+    public init(programName: String, escapeSequences: Bool = true) {
         TerminalLocale.ensureUTF8()
         TerminalGuard.install()
         initialMode = try? Sys.terminalMode(0)
@@ -51,6 +53,7 @@ public final class TerminalSession {
         else { return }
         editor.setErrorStream(outputStream)
         editor.setClientData(Unmanaged.passUnretained(source).toOpaque())
+        if !escapeSequences { editor.setTerminal("dumb") }
         editor.setEditor("emacs")
         editor.setHandlesSignals(false)  // its handler would kill(0, sig) the whole process group
         editor.setPrompt(promptCallback)

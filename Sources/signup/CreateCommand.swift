@@ -98,7 +98,8 @@ struct CreateCommand: ParsableCommand {
 
         let outcome: Outcome
         if interactive {
-            let session = TerminalSession(programName: "signup")
+            // NO_COLOR, TERM=dumb and --plain mean no escape sequences at all, libedit's included.
+            let session = TerminalSession(programName: "signup", escapeSequences: conversation.style.color)
             var talk = conversation
             talk.output = session.write
             let runner = WizardRunner(ask: { TerminalAnswers.read($0, from: session) }, submit: submit, conversation: talk)
