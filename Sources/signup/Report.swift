@@ -14,6 +14,10 @@ struct Report {
     func show(_ outcome: Outcome) -> Int32 {
         switch outcome {
         case .created(let email, let id, let strength):
+            // A person whose standard output goes elsewhere still hears that it worked.
+            if interactive && !stdoutIsTerminal {
+                conversation.say(conversation.successLine(dryRun ? "Dry run: nothing was saved" : "Account created for \(email)"))
+            }
             if json {
                 var object: [(String, Any)] = [("status", "created"), ("email", email)]
                 object.append(dryRun ? ("dry_run", true) : ("id", id))
