@@ -55,7 +55,7 @@ struct Conversation {
     func show(_ effect: WizardEffect) {
         switch effect {
         case .banner(let text):
-            say(style.color ? paint(text, code: "1") : text)
+            say(paint(text, code: "1"))
         case .errors(let errors):
             for error in errors { output(errorLine(error.message, indent: "  ") + "\n") }
         case .strength(let level):
