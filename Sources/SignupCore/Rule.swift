@@ -53,13 +53,10 @@ public struct RuleContext: Sendable {
 /// Rules other than ``required(message:)`` pass on an empty value, so an empty answer
 /// reports only that it is required.
 public struct Rule: Sendable {
-    /// The reasons this rule can report, such as `["tooShort"]`.
-    public let reasons: [String]
     private let check: @Sendable (String, RuleContext) -> [RuleFailure]
 
     /// A rule from a closure that returns its failures for a value in its context.
-    public init(reasons: [String], check: @escaping @Sendable (_ value: String, _ context: RuleContext) -> [RuleFailure]) {
-        self.reasons = reasons
+    public init(check: @escaping @Sendable (_ value: String, _ context: RuleContext) -> [RuleFailure]) {
         self.check = check
     }
 
@@ -74,7 +71,7 @@ public struct Rule: Sendable {
         message: String,
         where predicate: @escaping @Sendable (_ value: String, _ context: RuleContext) -> Bool
     ) -> Rule {
-        Rule(reasons: [reason]) { value, context in
+        Rule { value, context in
             value.isEmpty || predicate(value, context) ? [] : [RuleFailure(reason: reason, message: message)]
         }
     }
@@ -82,7 +79,7 @@ public struct Rule: Sendable {
     /// The same rule with `text` as the message of every failure it reports.
     public func message(_ text: String) -> Rule {
         let check = self.check
-        return Rule(reasons: reasons) { value, context in
+        return Rule { value, context in
             check(value, context).map { RuleFailure(reason: $0.reason, message: text) }
         }
     }

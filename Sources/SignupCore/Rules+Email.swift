@@ -6,7 +6,7 @@ extension Rule {
         message: String = "Enter a valid email address, like name@example.com",
         tooLongMessage: String = "Use an email address of at most 254 bytes"
     ) -> Rule {
-        Rule(reasons: ["tooLong", "invalid"]) { value, _ in
+        Rule { value, _ in
             guard !value.isEmpty else { return [] }
             switch EmailSyntax.check(value) {
             case .valid: return []

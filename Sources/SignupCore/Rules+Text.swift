@@ -2,7 +2,7 @@
 extension Rule {
     /// Fails with `required` when the value is empty.
     public static func required(message: String = "This field is required") -> Rule {
-        Rule(reasons: ["required"]) { value, _ in
+        Rule { value, _ in
             value.isEmpty ? [RuleFailure(reason: "required", message: message)] : []
         }
     }

@@ -16,9 +16,6 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
         storage
     }
 
-    /// Whether the secret is the empty string.
-    public var isEmpty: Bool { storage.isEmpty }
-
     public var description: String { "<redacted>" }
     public var debugDescription: String { "Secret(<redacted>)" }
     public var customMirror: Mirror { Mirror(self, children: [:]) }

@@ -46,18 +46,6 @@ public struct SignupWizard: Sendable {
     /// The form with every answer so far.
     public var form: Form { controller.form }
 
-    /// Whether the wizard has finished.
-    public var isFinished: Bool { step == .finished }
-
-    /// The question being asked, if any.
-    public var currentQuestion: Question? {
-        switch step {
-        case .asking(let question): question
-        case .discarding: .discard
-        default: nil
-        }
-    }
-
     /// Starts the conversation: the banner and the first question.
     public mutating func start() -> [WizardEffect] {
         precondition(step == .notStarted, "start() called twice")

@@ -59,9 +59,4 @@ public struct StrengthEstimator: Sendable {
     public init(estimate: @escaping @Sendable (_ password: String, _ userWords: [String]) -> StrengthEstimate) {
         self.estimate = estimate
     }
-
-    /// An estimator that calls every password `level`; for tests and for forms without strength rules.
-    public static func fixed(bits: Double, isCommon: Bool = false) -> StrengthEstimator {
-        StrengthEstimator { _, _ in StrengthEstimate(bits: bits, isCommon: isCommon) }
-    }
 }

@@ -93,8 +93,6 @@ enum JSONText {
         case let number as Int: return String(number)
         case let members as [(String, Any)]: return object(members)
         case let list as [[(String, Any)]]: return "[" + list.map(object).joined(separator: ",") + "]"
-        case let list as [Any]: return "[" + list.map(Self.value).joined(separator: ",") + "]"
-        case Optional<Any>.none: return "null"
         default: preconditionFailure("no JSON form for \(type(of: value))")
         }
     }
