@@ -30,13 +30,26 @@ struct Signup: ParsableCommand {
         do {
             command = try parseAsRoot()
         } catch {
-            Self.exit(withError: error)
+            exitWithoutRepeatingArguments(error)
         }
         do {
             try command.run()
         } catch {
             Self.exit(withError: error)
         }
+    }
+
+    /// Exits for a parse error without quoting any bare argument: a stray one may be a password
+    /// typed in the wrong place (`signup hunter2`), and errors end up in logs.
+    static func exitWithoutRepeatingArguments(_ error: any Error) -> Never {
+        let code = exitCode(for: error)
+        guard code != .success else { Self.exit(withError: error) }  // --help, --version
+        var message = fullMessage(for: error)
+        for argument in CommandLine.arguments.dropFirst() where !argument.hasPrefix("-") {
+            message = message.replacingOccurrences(of: "'\(argument)'", with: "(not shown: it may be a secret)")
+        }
+        IO.write(message + "\n", to: 2)
+        Self.exit(withError: code)
     }
 
     /// `--password`, `--passwd`, `--pass=…` and the like, but not `--password-file` or `--password-fd`.

@@ -236,6 +236,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.db))
     }
 
+    @Test func aStrayArgumentIsNotRepeatedInTheError() {
+        let box = Sandbox()
+        let cases = [
+            ["--db", box.db, "hunter2-Granite"],
+            ["verify", "alice@example.com", "hunter2-Granite", "--db", box.db],
+            ["--db", box.db, "--email", "a@example.com", "hunter2-Granite"],
+        ]
+        for arguments in cases {
+            let run = box.run(arguments, input: lines(answers), secrets: ["hunter2-Granite"])
+            #expect(run.status == 64)
+            #expect(run.stderr.contains("Unexpected argument (not shown: it may be a secret)"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: box.db))
+    }
+
     @Test func usageErrors() {
         let box = Sandbox()
         #expect(box.run(["--policy", "lax"], input: lines(answers)).status == 64)
