@@ -154,11 +154,7 @@ struct AccountStoreTests {
     func foreignDatabase() throws {
         try withTemporaryFolder { folder throws in
             let path = folder.file("other.sqlite")
-            let result = try run(
-                ["python3", "-c", "import os, sqlite3; db = sqlite3.connect(os.environ['DB']); db.execute('CREATE TABLE notes (body TEXT)'); db.commit()"],
-                environment: ["DB": path]
-            )
-            try #require(result.status == 0, "python3 sqlite3 failed: \(result.error)")
+            try sqliteExecute(path, "CREATE TABLE notes (body TEXT)")
             let reason = "\(path) is not a signup database"
             #expect(throws: StoreError.unavailable(reason: reason)) { try AccountStore(path: path) }
             #expect(throws: StoreError.unavailable(reason: reason)) { try AccountStore.openExisting(path: path) }
@@ -170,11 +166,7 @@ struct AccountStoreTests {
     func emptySQLiteDatabase() throws {
         try withTemporaryFolder { folder throws in
             let path = folder.file("accounts.sqlite")
-            let result = try run(
-                ["python3", "-c", "import os, sqlite3; db = sqlite3.connect(os.environ['DB']); db.execute('PRAGMA user_version = 1'); db.commit()"],
-                environment: ["DB": path]
-            )
-            try #require(result.status == 0, "python3 sqlite3 failed: \(result.error)")
+            try sqliteExecute(path, "PRAGMA user_version = 1")
             #expect(try AccountStore.openExisting(path: path) == nil)
             let store = try AccountStore(path: path)
             _ = try store.create(email: "alice@example.com", passwordHash: fakeHash)

@@ -74,6 +74,13 @@ func sqliteRows(_ path: String, _ sql: String) throws -> [String] {
     return result.output.split(separator: "\n").map(String.init)
 }
 
+/// Runs `sql` on the database at `path` with Python's own sqlite3, creating the file: another program's writes.
+func sqliteExecute(_ path: String, _ sql: String) throws {
+    let script = "import os, sqlite3; db = sqlite3.connect(os.environ['DB']); db.execute(os.environ['SQL']); db.commit()"
+    let result = try run(["python3", "-c", script], environment: ["DB": path, "SQL": sql])
+    try #require(result.status == 0, "python3 sqlite3 failed: \(result.error)")
+}
+
 /// The permission bits of the file or folder at `path`.
 func mode(_ path: String) throws -> Int {
     let attributes = try FileManager.default.attributesOfItem(atPath: path)
