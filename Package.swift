@@ -17,6 +17,8 @@ let package = Package(
         .systemLibrary(name: "CLibedit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
+        // prctl and setrlimit for the process's own hardening (SPEC 10).
+        .systemLibrary(name: "CSystem"),
 
         // Pure Swift: rules, fields, forms, policies, the wizard state machine.
         .target(name: "SignupCore"),
@@ -30,7 +32,7 @@ let package = Package(
         .executableTarget(
             name: "signup",
             dependencies: [
-                "SignupCore", "Terminal", "AccountStore",
+                "SignupCore", "Terminal", "AccountStore", "CSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

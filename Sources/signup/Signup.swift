@@ -18,6 +18,7 @@ struct Signup: ParsableCommand {
     )
 
     static func main() {
+        ProcessHardening.apply()
         IO.ignoreBrokenPipes()
         // Refuse a password on the command line before the parser can repeat it in an error.
         if let flag = CommandLine.arguments.dropFirst().first(where: Self.looksLikePasswordOption) {
