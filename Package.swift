@@ -7,6 +7,9 @@ let package = Package(
         .executable(name: "signup", targets: ["signup"]),
         .executable(name: "signup-bench", targets: ["signup-bench"]),
         .library(name: "SignupCore", targets: ["SignupCore"]),
+        // Published so that the fuzz package (Fuzz/) can drive them; the libraries issue names them for good.
+        .library(name: "Terminal", targets: ["Terminal"]),
+        .library(name: "AccountStore", targets: ["AccountStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -23,7 +26,7 @@ let package = Package(
         // Pure Swift: rules, fields, forms, policies, the wizard state machine.
         .target(name: "SignupCore"),
         // The only code that touches termios, signals and libedit.
-        .target(name: "Terminal", dependencies: ["CLibedit"]),
+        .target(name: "Terminal", dependencies: ["SignupCore", "CLibedit"]),
         // SQLite through GRDB, Argon2id hashing, zxcvbn strength.
         .target(
             name: "AccountStore",

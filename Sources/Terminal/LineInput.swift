@@ -2,29 +2,30 @@ import SignupCore
 
 /// Reads lines from a file descriptor for a script: `\n` or `\r\n` endings, at most
 /// 64 KiB a line, invalid UTF-8 and NUL reported instead of passed on.
-final class LineInput {
+public final class LineInput {
     /// The longest line accepted, in bytes, not counting its ending.
-    static let limit = 64 * 1024
+    public static let limit = 64 * 1024
 
     /// One line's worth of input, judged.
-    enum Line: Equatable {
+    public enum Line: Equatable, Sendable {
         case text(String)
         case unreadable(InputProblem)
         case endOfInput
     }
 
     /// The descriptor lines come from.
-    let fd: Int32
+    public let fd: Int32
     private var buffer: [UInt8] = []
     private var start = 0
     private var atEnd = false
 
-    init(fd: Int32) {
+    /// Lines from `fd`, which stays open: the caller closes it.
+    public init(fd: Int32) {
         self.fd = fd
     }
 
     /// The next line; bytes past the limit are read and dropped up to the line's end.
-    func next() -> Line {
+    public func next() -> Line {
         var line: [UInt8] = []
         var overflowed = false
         while true {
@@ -51,7 +52,15 @@ final class LineInput {
 
     private func fill() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        let got = IO.read(fd, into: &chunk, count: chunk.count)
+        let got = chunk.withUnsafeMutableBytes { bytes -> Int in
+            while true {
+                switch try? Sys.read(fd, into: bytes) {
+                case .bytes(let count)?: return count
+                case .interrupted?: continue
+                case .endOfFile?, .wouldBlock?, nil: return 0
+                }
+            }
+        }
         guard got > 0 else { return false }
         buffer = Array(chunk[..<got])
         start = 0
