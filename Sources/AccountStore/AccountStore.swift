@@ -10,65 +10,115 @@ public final class AccountStore: Sendable {
     /// How long a connection waits for another program's lock before giving up.
     public static let busyTimeout: TimeInterval = 5
 
-    /// The database file's path, as given.
-    public let path: String
+    /// The database file's path, as given (made absolute).
+    public let path: DatabasePath
 
     private let queue: DatabaseQueue
     private let isReadOnly: Bool
+    /// Whether the keys on disk still predate `v2-email-key-casefold` (a reader never migrates).
+    private let hasOldKeys: Bool
+    /// For a path that is not UTF-8: the descriptor SQLite's name goes through (see ``SQLiteName``).
+    private let held: SQLiteName.Descriptor?
+
+    /// Opens the database at `path`, creating it (and its folders) when missing.
+    public convenience init(path: String) throws(StoreError) {
+        try self.init(at: DatabasePath(path))
+    }
 
     /// Opens the database at `path`, creating it (and its folders) when missing.
     ///
-    /// Missing folders are created with mode 0700 and the file with mode 0600;
-    /// SQLite gives the `-wal` and `-shm` files the database file's mode. A
-    /// zero-byte file is treated as a new database. Pending migrations run.
-    public init(path: String) throws(StoreError) {
+    /// The path is checked first (``FileSystem/resolve(_:creatingFolders:)``): no
+    /// symbolic link at the path, nothing another user could have planted. Missing
+    /// folders are created with mode 0700 and the file with mode 0600; SQLite gives
+    /// the `-wal` and `-shm` files the database file's mode, and an existing file
+    /// keeps its own. A zero-byte file is treated as a new database. Before anything
+    /// is written the file is read and refused if it is another program's, newer,
+    /// or lacks its unique key; then it is switched to WAL and pending migrations run.
+    public init(at path: DatabasePath) throws(StoreError) {
         self.path = path
         isReadOnly = false
-        try FileSystem.createFolders(FileSystem.parent(of: path))
-        try FileSystem.createDatabaseFile(path)
-        queue = try Self.openQueue(path: path, forWriting: true)
+        var resolved = try FileSystem.resolve(path, creatingFolders: true)
+        var attempts = 0
+        while try !FileSystem.createDatabaseFile(resolved, path: path) {
+            attempts += 1
+            guard attempts < 3 else { throw .unavailable(reason: "cannot create \(path): it keeps appearing and vanishing") }
+            resolved = try FileSystem.resolve(path, creatingFolders: true)
+        }
+        let name = try SQLiteName.make(resolved.canonical, writable: true, path: path)
+        held = name.descriptor
+        queue = try Self.openQueue(name.text, path: path)
         do {
-            if try queue.read(Migrations.contents) == .foreign { throw StoreError.notSignupDatabase(path) }
+            let contents = try queue.read { try Migrations.contents($0, path: path) }
+            hasOldKeys = false
+            try queue.writeWithoutTransaction { db in
+                let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode")
+                if contents == .empty || mode != "wal" {
+                    // On a read-only file this stays in its current mode; writes then
+                    // fail with SQLITE_READONLY, which `create` reports.
+                    _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                }
+            }
             try Migrations.migrate(queue)
         } catch {
             throw StoreError.from(error, path: path)
         }
     }
 
-    private init(readonlyPath path: String, immutable: Bool = false) throws(StoreError) {
+    private init(reading path: DatabasePath, name: SQLiteName, immutable: Bool) throws(StoreError) {
         self.path = path
         isReadOnly = true
-        queue = immutable ? try Self.openImmutable(path: path) : try Self.openQueue(path: path, forWriting: false)
+        held = name.descriptor
+        queue = immutable ? try Self.openImmutable(name, path: path) : try Self.openQueue(name.text, path: path)
+        hasOldKeys = false
+    }
+
+    private init(reader: AccountStore, hasOldKeys: Bool) {
+        path = reader.path
+        isReadOnly = true
+        held = reader.held
+        queue = reader.queue
+        self.hasOldKeys = hasOldKeys
+    }
+
+    deinit {
+        // The held descriptor must outlive SQLite's own: closing it first would drop SQLite's locks.
+        if held != nil { try? queue.close() }
+    }
+
+    /// Opens an existing database read-only, or returns nil when there is none yet.
+    public static func openExisting(path: String) throws(StoreError) -> AccountStore? {
+        try openExisting(at: DatabasePath(path))
     }
 
     /// Opens an existing database read-only, or returns nil when there is none yet.
     ///
-    /// Nothing is created: neither folders nor the file. A missing or zero-byte
-    /// file, or an SQLite database with none of our tables yet, counts as "none yet".
-    /// ``create(email:passwordHash:at:)`` on the result throws.
-    public static func openExisting(path: String) throws(StoreError) -> AccountStore? {
-        switch FileSystem.entry(at: path) {
-        case .missing, .emptyFile:
-            return nil
-        case .other:
-            throw .unavailable(reason: "cannot open \(path): it is not a file")
-        case .nonEmptyFile:
-            break
-        }
-        let store: AccountStore
+    /// Nothing is created or changed: no folder, no file, no migration, no `-wal` left
+    /// behind. A missing or zero-byte file, or an SQLite database with none of our
+    /// tables yet, counts as "none yet". The same checks as for writing apply (path,
+    /// another program's, newer, unique key). On a medium nothing may change (a
+    /// read-only mount, an immutable file) the file is read as it is, unless a
+    /// non-empty `-wal` beside it holds changes that cannot be read there: then it is
+    /// refused rather than read stale. ``create(email:passwordHash:at:)`` on the result throws.
+    public static func openExisting(at path: DatabasePath) throws(StoreError) -> AccountStore? {
+        let resolved = try FileSystem.resolve(path, creatingFolders: false)
+        guard resolved.entry == .nonEmptyFile else { return nil }
         let contents: Migrations.Contents
+        let store: AccountStore
         do {
-            (store, contents) = try readContents(path: path, immutable: false)
+            (store, contents) = try readContents(resolved.canonical, path: path, immutable: false)
         } catch {
-            guard !FileSystem.isWritable(path) else { throw error }
+            guard !FileSystem.isWritable(resolved.canonical) else { throw error }
+            if let size = FileSystem.size(of: resolved.canonical + Array("-wal".utf8)), size > 0 {
+                throw .unavailable(reason: "the database \(path) cannot be read: it is on a medium that cannot be written "
+                    + "and its -wal file holds changes that only a writable medium can apply; it was not read stale")
+            }
             // Nothing may change this file or its folder (immutable, read-only mount), so WAL's
             // side files cannot be made: read it as the unchanging file it is.
-            (store, contents) = try readContents(path: path, immutable: true)
+            (store, contents) = try readContents(resolved.canonical, path: path, immutable: true)
         }
         switch contents {
         case .empty: return nil
-        case .foreign: throw StoreError.notSignupDatabase(path)
-        case .signup: return store
+        case .signup(let current): return current ? store : AccountStore(reader: store, hasOldKeys: true)
         }
     }
 
@@ -102,95 +152,100 @@ public final class AccountStore: Sendable {
 
     /// Whether an account with this email key already exists.
     public func isTaken(email: String) throws(StoreError) -> Bool {
-        let key = Self.key(forEmail: email)
-        return try access { try queue.read { db in
-            try AccountRecord.filter(AccountRecord.Columns.emailKey == key).isEmpty(db) == false
+        try passwordHash(forEmail: email) != nil
+    }
+
+    /// Calls `body` with each account in id order, one row in memory at a time, until it returns false.
+    ///
+    /// Hashes never leave the store this way. Memory does not grow with the number of accounts.
+    public func streamAccounts(_ body: (Account) -> Bool) throws(StoreError) {
+        try access { try queue.read { db in
+            let rows = try AccountRow.fetchCursor(
+                db,
+                AccountRecord.select(AccountRow.columns).order(AccountRecord.Columns.id)
+            )
+            while let row = try rows.next() {
+                if !body(row.account) { return }
+            }
         } }
     }
 
     /// All accounts, ordered by id. Hashes never leave the store this way.
     public func accounts() throws(StoreError) -> [Account] {
-        try access { try queue.read { db in
-            try AccountRow.fetchAll(
-                db,
-                AccountRecord.select(AccountRow.columns).order(AccountRecord.Columns.id)
-            ).map(\.account)
-        } }
+        var all: [Account] = []
+        try streamAccounts { all.append($0); return true }
+        return all
     }
 
     /// The stored PHC hash for this email's key, or nil when there is no such account.
     public func passwordHash(forEmail email: String) throws(StoreError) -> String? {
         let key = Self.key(forEmail: email)
         return try access { try queue.read { db in
-            try String.fetchOne(
-                db,
-                AccountRecord
-                    .select(AccountRecord.Columns.passwordHash)
-                    .filter(AccountRecord.Columns.emailKey == key)
-            )
+            guard hasOldKeys else {
+                return try String.fetchOne(
+                    db,
+                    AccountRecord
+                        .select(AccountRecord.Columns.passwordHash)
+                        .filter(AccountRecord.Columns.emailKey == key)
+                )
+            }
+            // The keys on disk are v1's: compare today's key of every email (a reader does not migrate).
+            let rows = try Row.fetchCursor(db, sql: "SELECT email, password_hash FROM account")
+            while let row = try rows.next() {
+                if Self.key(forEmail: row["email"]) == key { return row["password_hash"] }
+            }
+            return nil
         } }
     }
 
-    /// The unique key of an email: trimmed, NFC, lowercased.
-    public static func key(forEmail email: String) -> String {
-        normalized(email).lowercased().precomposedStringWithCanonicalMapping
-    }
-
     // MARK: - Helpers
-
-    private static func normalized(_ email: String) -> String {
-        email.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
-    }
 
     private static func timestamp(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
     }
 
-    /// Opens a connection; `forWriting` also switches the database to WAL mode.
+    /// Opens a read-write connection; it changes nothing by itself.
     ///
     /// Readers are not `SQLITE_OPEN_READONLY` connections on purpose: such a
     /// connection creates the `-wal` and `-shm` files of a WAL database but
     /// cannot remove them when it closes, so `signup list` would leave files
     /// behind. GRDB's `read` runs under `PRAGMA query_only`, and the reader
     /// store refuses `create` itself.
-    private static func openQueue(path: String, forWriting: Bool) throws(StoreError) -> DatabaseQueue {
+    private static func openQueue(_ name: String, path: DatabasePath) throws(StoreError) -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "AccountStore"
-        if forWriting {
-            // GRDB's `.wal` setting also writes a throw-away table on every open,
-            // which fails on a read-only file before `create` can say why.
-            configuration.prepareDatabase { db in
-                // On a read-only file this stays in its current mode; writes then
-                // fail with SQLITE_READONLY, which `create` reports.
-                _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            }
+        configuration.prepareDatabase { db in
+            // A setting of this connection only: nothing is written.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         do {
-            return try DatabaseQueue(path: path, configuration: configuration)
+            return try DatabaseQueue(path: name, configuration: configuration)
         } catch {
             throw StoreError.from(error, path: path)
         }
     }
 
-    private static func readContents(path: String, immutable: Bool) throws(StoreError) -> (AccountStore, Migrations.Contents) {
-        let store = try AccountStore(readonlyPath: path, immutable: immutable)
+    private static func readContents(_ file: [UInt8], path: DatabasePath, immutable: Bool) throws(StoreError) -> (AccountStore, Migrations.Contents) {
+        let name = try SQLiteName.make(file, writable: false, path: path)
+        let store = try AccountStore(reading: path, name: name, immutable: immutable)
         do {
-            return (store, try store.queue.read(Migrations.contents))
+            return (store, try store.queue.read { try Migrations.contents($0, path: path) })
         } catch {
             throw StoreError.from(error, path: path)
         }
     }
 
     /// A read-only connection through SQLite's `immutable=1` URI: no locks, no `-wal` or `-shm`.
-    private static func openImmutable(path: String) throws(StoreError) -> DatabaseQueue {
+    ///
+    /// The one place a URI is made, from an absolute path whose every byte but the
+    /// unreserved ones is percent-encoded, so no byte of the path can act as URI syntax.
+    private static func openImmutable(_ name: SQLiteName, path: DatabasePath) throws(StoreError) -> DatabaseQueue {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "AccountStore"
-        let uri = URL(fileURLWithPath: path).absoluteString + "?immutable=1"
         do {
-            return try DatabaseQueue(path: uri, configuration: configuration)
+            return try DatabaseQueue(path: "file:" + SQLiteName.percentEncoded(name.file) + "?immutable=1", configuration: configuration)
         } catch {
             throw StoreError.from(error, path: path)
         }
@@ -202,5 +257,45 @@ public final class AccountStore: Sendable {
         } catch {
             throw StoreError.from(error, path: path)
         }
+    }
+}
+
+/// The name SQLite is given for a checked, absolute database path.
+///
+/// GRDB takes a `String`, which cannot hold bytes that are not UTF-8. Such a path is
+/// opened here (`O_NOFOLLOW`) and SQLite is given `/proc/self/fd/N`: SQLite resolves
+/// that link to the file's real name, bytes and all, and names `-wal` and `-shm` from
+/// it. The descriptor stays open as long as the store.
+struct SQLiteName {
+    /// Closes its descriptor when the last store using it goes.
+    final class Descriptor: Sendable {
+        let fd: Int32
+        init(_ fd: Int32) { self.fd = fd }
+        deinit { _ = Glibc.close(fd) }
+    }
+
+    var text: String
+    var file: [UInt8]
+    var descriptor: Descriptor?
+
+    static func make(_ file: [UInt8], writable: Bool, path: DatabasePath) throws(StoreError) -> SQLiteName {
+        if let text = String(validating: file, as: UTF8.self) { return SQLiteName(text: text, file: file) }
+        let fd = file.withCString { open($0, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else { throw .unavailable(reason: "cannot open \(path): \(FileSystem.describe(errno))") }
+        return SQLiteName(text: "/proc/self/fd/\(fd)", file: file, descriptor: Descriptor(fd))
+    }
+
+    static func percentEncoded(_ bytes: [UInt8]) -> String {
+        var out = ""
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+            }
+        }
+        return out
     }
 }

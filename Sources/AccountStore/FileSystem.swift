@@ -1,3 +1,4 @@
+import SignupCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -5,17 +6,24 @@ import Darwin
 #endif
 import Synchronization
 
-/// The store's only door to libc: folders, the database file and its size.
+/// The store's only door to libc: folders, the database file, its side files and its disk.
 ///
 /// Every call retries `EINTR` and turns `-1`/errno into a ``StoreError`` whose
-/// reason names the path.
+/// reason names the path. Paths are bytes (``DatabasePath``), never re-encoded.
 enum FileSystem {
-    /// What is at a path, as far as opening a database is concerned.
+    /// What is at the database path, once every folder on the way was found trustworthy.
     enum Entry: Equatable {
         case missing
         case emptyFile
         case nonEmptyFile
-        case other
+    }
+
+    /// A database path whose folders were walked and checked (see ``resolve(_:creatingFolders:)``).
+    struct Resolved {
+        /// The same file with every folder symbolic link replaced by what it points to.
+        var canonical: [UInt8]
+        /// What is at `canonical`.
+        var entry: Entry
     }
 
     /// Serializes "does the file exist, else create it" within this process.
@@ -26,87 +34,212 @@ enum FileSystem {
     /// still holding a descriptor to.
     private static let creation = Mutex(())
 
-    static func entry(at path: String) -> Entry {
-        var info = stat()
-        let result = retryingInterrupts { stat(path, &info) }
-        guard result == 0 else { return .missing }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return .other }
-        return info.st_size == 0 ? .emptyFile : .nonEmptyFile
-    }
+    /// The side files SQLite makes beside a database by appending to its name.
+    static let sideSuffixes = ["-wal", "-shm", "-journal"]
 
-    /// Creates `folder` and any missing parents with mode 0700.
+    // MARK: - The trust walk (SECURITY.md, "Another local user")
+
+    /// Walks `path` from `/`, one entry at a time and without following a link at the
+    /// end, and refuses anything another user could have planted or can replace.
     ///
-    /// Folders that already exist keep their mode.
-    static func createFolders(_ folder: String) throws(StoreError) {
-        guard !folder.isEmpty else { return }
-        var missing: [String] = []
-        var current = folder
-        while !current.isEmpty, current != "/", entry(at: current) == .missing {
-            missing.append(current)
-            current = parent(of: current)
-        }
-        for path in missing.reversed() {
-            if retryingInterrupts({ mkdir(path, 0o700) }) != 0 {
-                let code = errno
-                if code == EEXIST { continue }  // someone else just made it
-                throw .unavailable(reason: "cannot create the folder \(path): \(describe(code))")
+    /// The rule, after OpenSSH's StrictModes:
+    /// - no folder on the way may be writable by its group or by others, unless it has
+    ///   the sticky bit (`/tmp`), which stops others from replacing what they do not own;
+    /// - an entry owned by another user than root or us, in a folder that others can
+    ///   write (a sticky one), may have been planted by that user: refused;
+    /// - the database's own folder may not be writable by others at all, sticky or not:
+    ///   SQLite creates `-wal` and `-shm` there by name, and another user could plant them;
+    /// - the database file is a regular file, not a symbolic link (never followed),
+    ///   not writable by its group or others;
+    /// - side files that already exist (`-wal`, `-shm`, `-journal`) are regular files, not links.
+    ///
+    /// A symbolic link among the folders is followed only after the same checks on the
+    /// link itself (so a link planted in a sticky folder is refused), then its target
+    /// is walked the same way. A folder owned by another user (a service account) in a
+    /// folder only it and root can write is trusted, as is the file it holds there.
+    /// Missing folders are created with mode 0700 when `creatingFolders`; otherwise a
+    /// missing folder means the file is missing.
+    static func resolve(_ path: DatabasePath, creatingFolders: Bool) throws(StoreError) -> Resolved {
+        var pending = components(path.bytes)
+        guard let name = pending.popLast(), name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")],
+              path.bytes.last != UInt8(ascii: "/")
+        else { throw .unavailable(reason: "\(path) names a folder, not a database file") }
+        pending.reverse()  // a stack: the next component is last
+
+        var folders: [[UInt8]] = []  // the canonical folder, one component each
+        var infos: [stat] = [try status(at: [UInt8(ascii: "/")], path: path)]
+        try checkFolder(infos[0], at: [UInt8(ascii: "/")], parent: nil, path: path)
+        var links = 0
+        while let next = pending.popLast() {
+            if next == [UInt8(ascii: ".")] { continue }
+            if next == [UInt8(ascii: "."), UInt8(ascii: ".")] {
+                if !folders.isEmpty { folders.removeLast(); infos.removeLast() }
+                continue
             }
-            // mkdir's mode went through the umask; state it exactly.
-            _ = chmod(path, 0o700)
+            let here = joined(folders + [next])
+            var info = stat()
+            if lstatBytes(here, &info) != 0 {
+                let code = errno
+                guard code == ENOENT, creatingFolders else {
+                    if code == ENOENT { return Resolved(canonical: joined(folders + [name]), entry: .missing) }
+                    throw .unavailable(reason: "cannot use the folder \(visible(here)) for \(path): \(describe(code))")
+                }
+                try makeFolder(here, path: path)
+                pending.append(next)
+                continue
+            }
+            try checkOwner(info, at: here, parent: infos.last!, path: path)
+            switch info.st_mode & S_IFMT {
+            case S_IFLNK:
+                links += 1
+                guard links <= 40 else { throw .unavailable(reason: "cannot use \(path): too many symbolic links among its folders") }
+                let target = try readLink(here, path: path)
+                if target.first == UInt8(ascii: "/") { folders.removeAll(); infos.removeSubrange(1...) }
+                pending += components(target).reversed()
+            case S_IFDIR:
+                try checkFolder(info, at: here, parent: infos.last!, path: path)
+                folders.append(next)
+                infos.append(info)
+            default:
+                throw .unavailable(reason: "cannot use \(path): \(visible(here)) is not a folder")
+            }
         }
+
+        let folder = joined(folders)
+        let folderInfo = infos.last!
+        let file = joined(folders + [name])
         var info = stat()
-        if stat(folder, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR {
-            throw .unavailable(reason: "cannot use the folder \(folder): it is not a folder")
+        let found = lstatBytes(file, &info) == 0
+        let missingCode = found ? 0 : errno
+        if found { try checkFile(info, at: file, parent: folderInfo, path: path) }
+        if folderInfo.st_mode & 0o022 != 0 {
+            throw .unavailable(reason: "cannot use \(path): its folder \(visible(folder)) can be written by other users "
+                + "(mode \(octal(folderInfo.st_mode))), who could plant the database or the -wal and -shm files SQLite makes beside it")
+        }
+        guard found else {
+            guard missingCode == ENOENT else { throw .unavailable(reason: "cannot use \(path): \(describe(missingCode))") }
+            try checkSideFiles(file, path: path)
+            return Resolved(canonical: file, entry: .missing)
+        }
+        try checkSideFiles(file, path: path)
+        return Resolved(canonical: file, entry: info.st_size == 0 ? .emptyFile : .nonEmptyFile)
+    }
+
+    private static func checkFile(_ info: stat, at file: [UInt8], parent: stat, path: DatabasePath) throws(StoreError) {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFLNK:
+            throw .unavailable(reason: "cannot use \(path): it is a symbolic link, and signup never follows one at the database path")
+        case S_IFDIR: throw .unavailable(reason: "cannot open \(path): it is a folder, not a file")
+        case S_IFIFO: throw .unavailable(reason: "cannot open \(path): it is a named pipe, not a file")
+        case S_IFCHR, S_IFBLK: throw .unavailable(reason: "cannot open \(path): it is a device, not a file")
+        default: throw .unavailable(reason: "cannot open \(path): it is not a regular file")
+        }
+        try checkOwner(info, at: file, parent: parent, path: path)
+        if info.st_mode & 0o022 != 0 {
+            throw .unavailable(reason: "cannot use \(path): other users can write it (mode \(octal(info.st_mode)))")
         }
     }
 
-    /// Creates the database file with mode 0600 when it does not exist yet, so
-    /// SQLite never creates it with its own default mode. A zero-byte file is
-    /// treated as new and gets mode 0600 too.
-    static func createDatabaseFile(_ path: String) throws(StoreError) {
+    private static func checkSideFiles(_ file: [UInt8], path: DatabasePath) throws(StoreError) {
+        for suffix in sideSuffixes {
+            var info = stat()
+            guard lstatBytes(file + Array(suffix.utf8), &info) == 0 else { continue }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                let what = info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a regular file"
+                throw .unavailable(reason: "cannot use \(path): its \(suffix) file is \(what)")
+            }
+        }
+    }
+
+    /// Refuses a folder its group or others can write, unless sticky (they cannot replace what they do not own).
+    private static func checkFolder(_ info: stat, at folder: [UInt8], parent: stat?, path: DatabasePath) throws(StoreError) {
+        if info.st_mode & 0o022 != 0 && info.st_mode & S_ISVTX == 0 {
+            throw .unavailable(reason: "cannot use \(path): the folder \(visible(folder)) can be written by other users "
+                + "(mode \(octal(info.st_mode))), who could replace what it holds")
+        }
+    }
+
+    /// Refuses an entry owned by another user than root or us in a folder that others can write.
+    private static func checkOwner(_ info: stat, at entry: [UInt8], parent: stat, path: DatabasePath) throws(StoreError) {
+        guard info.st_uid != 0, info.st_uid != geteuid(), parent.st_mode & 0o022 != 0 else { return }
+        throw .unavailable(reason: "cannot use \(path): \(visible(entry)) belongs to \(userName(info.st_uid)) "
+            + "in a folder other users can write, so that user may have planted it")
+    }
+
+    // MARK: - Creating
+
+    /// Creates the database file with mode 0600 when it does not exist yet, never through a link,
+    /// so SQLite never creates it with its own default mode. A zero-byte file is treated as new
+    /// and gets mode 0600 too; any other existing file keeps its mode.
+    static func createDatabaseFile(_ resolved: Resolved, path: DatabasePath) throws(StoreError) -> Bool {
         try creation.withLock { _ throws(StoreError) in
-            switch entry(at: path) {
-            case .nonEmptyFile, .other:
-                return
+            switch resolved.entry {
+            case .nonEmptyFile:
+                return true
             case .emptyFile:
-                _ = chmod(path, 0o600)
+                _ = resolved.canonical.withCString { chmod($0, 0o600) }
+                return true
             case .missing:
-                let fd = retryingInterrupts { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+                let fd = retryingInterrupts {
+                    resolved.canonical.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+                }
                 if fd < 0 {
                     let code = errno
-                    if code == EEXIST { return }
+                    if code == EEXIST { return false }  // someone made it meanwhile: check it again
                     throw .unavailable(reason: "cannot create \(path): \(describe(code))")
                 }
                 _ = fchmod(fd, 0o600)
                 _ = close(fd)
+                return true
             }
         }
     }
 
+    private static func makeFolder(_ folder: [UInt8], path: DatabasePath) throws(StoreError) {
+        if retryingInterrupts({ folder.withCString { mkdir($0, 0o700) } }) != 0 {
+            let code = errno
+            if code == EEXIST { return }  // someone else just made it: it is checked like any other
+            throw .unavailable(reason: "cannot create the folder \(visible(folder)): \(describe(code))")
+        }
+        // mkdir's mode went through the umask; state it exactly.
+        _ = folder.withCString { chmod($0, 0o700) }
+    }
+
+    // MARK: - Questions
+
+    /// Whether this process may write `file` and create files beside it (what SQLite's WAL needs).
+    ///
+    /// `access(2)` also answers for root, which permission bits do not stop but an
+    /// immutable file, folder or read-only mount do.
+    static func isWritable(_ file: [UInt8]) -> Bool {
+        file.withCString { access($0, W_OK) } == 0 && parent(of: file).withCString { access($0, W_OK) } == 0
+    }
+
+    /// The size of the file at `file`, or nil when there is none.
+    static func size(of file: [UInt8]) -> Int? {
+        var info = stat()
+        guard lstatBytes(file, &info) == 0 else { return nil }
+        return Int(info.st_size)
+    }
+
+    /// Whether the file system holding `file` has no block left for us.
+    static func isFull(_ file: [UInt8]) -> Bool {
+        var info = statvfs()
+        guard parent(of: file).withCString({ statvfs($0, &info) }) == 0 else { return false }
+        return info.f_bavail == 0
+    }
+
     /// The current user's home folder from the password database (`getpwuid_r`).
-    static func homeFolder() -> String? {
+    static func homeFolder() -> [UInt8]? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
         guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0,
               result != nil, let directory = entry.pw_dir
         else { return nil }
-        let home = String(cString: directory)
-        return home.isEmpty ? nil : home
-    }
-
-    /// Whether this process may write `path` and create files beside it (what SQLite's WAL needs).
-    ///
-    /// `access(2)` also answers for root, which permission bits do not stop but an
-    /// immutable file, folder or read-only mount do.
-    static func isWritable(_ path: String) -> Bool {
-        access(path, W_OK) == 0 && access(parent(of: path), W_OK) == 0
-    }
-
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "" }
-        if slash == path.startIndex { return "/" }
-        return String(path[..<slash])
+        let home = Array(UnsafeBufferPointer(start: UnsafeRawPointer(directory).assumingMemoryBound(to: UInt8.self), count: strlen(directory)))
+        return home.first == UInt8(ascii: "/") ? home : nil
     }
 
     static func describe(_ code: Int32) -> String {
@@ -114,11 +247,74 @@ enum FileSystem {
         return String(cString: message)
     }
 
+    // MARK: - Bytes
+
+    static func parent(of file: [UInt8]) -> [UInt8] {
+        guard let slash = file.lastIndex(of: UInt8(ascii: "/")) else { return Array(".".utf8) }
+        return slash == 0 ? [UInt8(ascii: "/")] : Array(file[..<slash])
+    }
+
+    static func visible(_ bytes: [UInt8]) -> String {
+        (try? DatabasePath(bytes))?.description ?? "?"
+    }
+
+    private static func components(_ bytes: [UInt8]) -> [[UInt8]] {
+        bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map(Array.init)
+    }
+
+    private static func joined(_ components: [[UInt8]]) -> [UInt8] {
+        components.isEmpty ? [UInt8(ascii: "/")] : components.flatMap { [UInt8(ascii: "/")] + $0 }
+    }
+
+    private static func status(at entry: [UInt8], path: DatabasePath) throws(StoreError) -> stat {
+        var info = stat()
+        guard lstatBytes(entry, &info) == 0 else {
+            throw .unavailable(reason: "cannot use \(path): \(describe(errno))")
+        }
+        return info
+    }
+
+    private static func lstatBytes(_ entry: [UInt8], _ info: inout stat) -> Int32 {
+        retryingInterrupts { entry.withCString { lstat($0, &info) } }
+    }
+
+    private static func readLink(_ link: [UInt8], path: DatabasePath) throws(StoreError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = link.withCString { name in
+            buffer.withUnsafeMutableBytes { readlink(name, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
+        }
+        guard count > 0 else { throw .unavailable(reason: "cannot read the link \(visible(link)) for \(path): \(describe(errno))") }
+        return Array(buffer.prefix(count))
+    }
+
+    private static func octal(_ mode: mode_t) -> String {
+        "0" + String(mode & 0o7777, radix: 8)
+    }
+
+    private static func userName(_ uid: uid_t) -> String {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else {
+            return "user \(uid)"
+        }
+        return "user \(VisibleText.of(String(cString: name))) (\(uid))"
+    }
+
     private static func retryingInterrupts(_ call: () -> Int32) -> Int32 {
         while true {
             let result = call()
             if result == -1 && errno == EINTR { continue }
             return result
+        }
+    }
+}
+
+extension [UInt8] {
+    /// Calls `body` with these bytes as a NUL-terminated C string.
+    func withCString<R>(_ body: (UnsafePointer<CChar>) -> R) -> R {
+        (self + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
         }
     }
 }

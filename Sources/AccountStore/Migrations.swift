@@ -1,16 +1,40 @@
 import GRDB
+import SignupCore
 
 /// Schema changes, in order. Never edit a registered migration: add a new one.
 enum Migrations {
+    static let accountsTable = "v1-accounts"
+    static let caseFoldedKeys = "v2-email-key-casefold"
+    static let known: Set<String> = [accountsTable, caseFoldedKeys]
+
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1-accounts") { db in
+        migrator.registerMigration(accountsTable) { db in
             try db.create(table: "account") { table in
                 table.autoIncrementedPrimaryKey("id")
                 table.column("email", .text).notNull()
                 table.column("email_key", .text).notNull().unique()
                 table.column("password_hash", .text).notNull()
                 table.column("created_at", .text).notNull()
+            }
+        }
+        // v1 lowercased letter by letter: `ΟΔΥΣΣΕΑΣ` and `οδυσσεας` were two keys. Every key is
+        // computed again in Swift by `AccountStore.key(forEmail:)`; two accounts that would share
+        // one key stop the migration (nothing is merged, nothing dropped, nothing written).
+        migrator.registerMigration(caseFoldedKeys) { db in
+            if let clash = try keyClash(db) { throw clash }
+            let rows = try Row.fetchAll(db, sql: "SELECT id, email, email_key FROM account")
+            var changed: [(id: Int64, key: String)] = []
+            for row in rows {
+                let key = AccountStore.key(forEmail: row["email"])
+                if key != row["email_key"] as String { changed.append((row["id"], key)) }
+            }
+            // Two passes, so that no row takes a key another row has not left yet.
+            for (id, _) in changed {
+                try db.execute(sql: "UPDATE account SET email_key = ? WHERE id = ?", arguments: ["\u{1}migrating \(id)", id])
+            }
+            for (id, key) in changed {
+                try db.execute(sql: "UPDATE account SET email_key = ? WHERE id = ?", arguments: [key, id])
             }
         }
         return migrator
@@ -28,6 +52,8 @@ enum Migrations {
             do {
                 try migrator.migrate(writer)
                 return
+            } catch let error as StoreError {
+                throw error
             } catch {
                 attempt += 1
                 if try writer.read(migrator.hasCompletedMigrations) { return }
@@ -40,22 +66,70 @@ enum Migrations {
     enum Contents: Equatable {
         /// No tables, or only GRDB's bookkeeping: a new database.
         case empty
-        /// Our first migration has run.
-        case signup
-        /// Another program's tables: leave them alone.
-        case foreign
+        /// Ours; `current` is false while a known migration is still to run.
+        case signup(current: Bool)
     }
 
-    /// Classifies `db`. A migration commits its tables and its bookkeeping row
+    /// Classifies `db` and refuses what must not be used (SPEC 8): another program's
+    /// tables, a migration this program does not know, an account table without its
+    /// columns or its unique key, keys that a pending migration would make clash.
+    ///
+    /// It only reads. A migration commits its tables and its bookkeeping row
     /// together, so a database being created by another process reads as
-    /// `empty` or `signup`, never `foreign`.
-    static func contents(_ db: Database) throws -> Contents {
+    /// `empty` or `signup`, never as another program's.
+    static func contents(_ db: Database, path: DatabasePath) throws -> Contents {
         let tables = Set(try String.fetchAll(db, sql: """
             SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
             """))
-        if tables.contains("grdb_migrations"), try migrator.appliedIdentifiers(db).contains("v1-accounts") {
-            return .signup
+        let applied = tables.contains("grdb_migrations")
+            ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []
+        guard applied.contains(accountsTable) else {
+            if tables.subtracting(["grdb_migrations"]).isEmpty && applied.isEmpty { return .empty }
+            throw StoreError.notSignupDatabase(path)
         }
-        return tables.subtracting(["grdb_migrations"]).isEmpty ? .empty : .foreign
+        let unknown = applied.subtracting(known)
+        if !unknown.isEmpty {
+            let names = unknown.sorted().map { "\"\(VisibleText.of($0))\"" }.joined(separator: ", ")
+            throw StoreError.unavailable(reason: "the database \(path) was made by a newer version of signup "
+                + "(it has the migration \(names), which this version does not know); it was left untouched")
+        }
+        try checkAccountTable(db, path: path)
+        if applied.contains(caseFoldedKeys) { return .signup(current: true) }
+        if let clash = try keyClash(db, path: path) { throw clash }
+        return .signup(current: false)
+    }
+
+    /// Refuses an account table without our columns or without its unique key on `email_key`.
+    private static func checkAccountTable(_ db: Database, path: DatabasePath) throws {
+        let columns = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('account')"))
+        let missing = ["id", "email", "email_key", "password_hash", "created_at"].filter { !columns.contains($0) }
+        guard missing.isEmpty else {
+            throw StoreError.unavailable(reason: "the database \(path) cannot be used: its account table lacks the column "
+                + missing.joined(separator: ", "))
+        }
+        let uniqueIndexes = try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('account') WHERE \"unique\" = 1")
+        for index in uniqueIndexes {
+            if try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [index]) == ["email_key"] { return }
+        }
+        throw StoreError.unavailable(reason: "the database \(path) cannot be used: its account table has no unique key on "
+            + "email_key, so two accounts could share one email")
+    }
+
+    /// The first two accounts whose emails have one key under ``AccountStore/key(forEmail:)``, as a refusal.
+    static func keyClash(_ db: Database, path: DatabasePath? = nil) throws -> StoreError? {
+        var seen: [String: (id: Int64, email: String)] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, email FROM account ORDER BY id")
+        while let row = try rows.next() {
+            let id: Int64 = row["id"]
+            let email: String = row["email"]
+            let key = AccountStore.key(forEmail: email)
+            if let first = seen[key] {
+                return .unavailable(reason: "the database\(path.map { " \($0)" } ?? "") cannot be upgraded to case-folded email keys: accounts "
+                    + "\(first.id) (\(VisibleText.of(first.email))) and \(id) (\(VisibleText.of(email))) would have the same "
+                    + "key; nothing was changed. Remove or rename one of them with sqlite3, then run signup again")
+            }
+            seen[key] = (id, email)
+        }
+        return nil
     }
 }

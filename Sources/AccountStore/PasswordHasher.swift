@@ -69,3 +69,65 @@ public enum PasswordHasher {
         password.reveal().precomposedStringWithCompatibilityMapping
     }
 }
+
+extension PasswordHasher {
+    /// What checking a password against a stored hash found.
+    public enum Verdict: Equatable, Sendable {
+        case matches
+        case doesNotMatch
+        /// The stored hash is not one signup can check (another algorithm, a damaged string, costs beyond reason).
+        case unusableHash(String)
+    }
+
+    /// The most memory (KiB), passes and lanes a stored hash may ask for: a hostile database must not exhaust the machine.
+    static let costLimits = (memoryKiB: 1 << 20, iterations: 64, parallelism: 64)
+
+    /// Checks `password` against the stored `phc`, or against a dummy when there is no account.
+    ///
+    /// Exactly one Argon2 verification runs whatever the answer (a known email, an
+    /// unknown one, a hash in another format), so the time does not tell them apart.
+    public static func check(_ password: Secret, against phc: String?) -> Verdict {
+        guard let phc else { return verifyAgainstDummy(password) ? .matches : .doesNotMatch }
+        if let problem = problem(with: phc) {
+            _ = verifyAgainstDummy(password)
+            return .unusableHash(problem)
+        }
+        let bytes = Array(normalized(password).utf8)
+        switch argon2id_verify(phc, bytes, bytes.count) {
+        case ARGON2_OK.rawValue:
+            return .matches
+        case ARGON2_VERIFY_MISMATCH.rawValue:
+            return .doesNotMatch
+        default:
+            // libargon2 refused to decode it, before any hashing: spend the one verification now.
+            _ = verifyAgainstDummy(password)
+            return .unusableHash("it is not a well-formed Argon2id PHC string")
+        }
+    }
+
+    /// Why `phc` is not an Argon2id PHC string signup can verify, or nil when it is.
+    static func problem(with phc: String) -> String? {
+        let parts = phc.split(separator: "$", omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0].isEmpty else { return "it is not a PHC string" }
+        let kind = String(parts[1])
+        guard kind == "argon2id" else {
+            let names = ["2a": "bcrypt", "2b": "bcrypt", "2y": "bcrypt", "1": "MD5-crypt", "5": "SHA-256-crypt",
+                         "6": "SHA-512-crypt", "argon2i": "Argon2i", "argon2d": "Argon2d", "scrypt": "scrypt", "y": "yescrypt"]
+            return names[kind].map { "it is a \($0) hash, not Argon2id" } ?? "it is not an Argon2id hash"
+        }
+        guard parts.count == 6, parts[2] == "v=19" else { return "it is not a well-formed Argon2id PHC string" }
+        var costs: [String: Int] = [:]
+        for pair in parts[3].split(separator: ",") {
+            let field = pair.split(separator: "=", maxSplits: 1)
+            guard field.count == 2, let value = Int(field[1]) else { return "its Argon2id parameters are malformed" }
+            costs[String(field[0])] = value
+        }
+        guard let memory = costs["m"], let passes = costs["t"], let lanes = costs["p"], costs.count == 3 else {
+            return "its Argon2id parameters are malformed"
+        }
+        guard memory <= costLimits.memoryKiB, passes <= costLimits.iterations, lanes <= costLimits.parallelism else {
+            return "its Argon2id costs (m=\(memory), t=\(passes), p=\(lanes)) are beyond what signup will spend"
+        }
+        return nil  // libargon2 decodes the salt and hash
+    }
+}

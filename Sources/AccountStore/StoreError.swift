@@ -26,7 +26,7 @@ extension StoreError {
     ///
     /// SQLite's own messages are not passed on: they can quote SQL, and the
     /// person needs to know what to do, not which statement failed.
-    static func from(_ error: any Error, path: String) -> StoreError {
+    static func from(_ error: any Error, path: DatabasePath) -> StoreError {
         if let error = error as? StoreError { return error }
         guard let error = error as? DatabaseError else {
             return .unavailable(reason: "the database \(path) cannot be used")
@@ -37,11 +37,14 @@ extension StoreError {
         switch error.resultCode {
         case .SQLITE_READONLY:
             return .unavailable(reason: "the database \(path) is read-only")
-        case .SQLITE_FULL:
-            return .unavailable(reason: "the disk is full (database \(path))")
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return .unavailable(reason: "the database \(path) is locked by another program")
-        case .SQLITE_CANTOPEN where FileSystem.entry(at: path) == .nonEmptyFile && !FileSystem.isWritable(path):
+        case .SQLITE_FULL:
+            return .unavailable(reason: "the disk is full (database \(path))")
+        case .SQLITE_IOERR where FileSystem.isFull(path.bytes), .SQLITE_CANTOPEN where FileSystem.isFull(path.bytes):
+            // A full disk also shows as an I/O error (extending -shm) or a file that cannot be made.
+            return .unavailable(reason: "the disk is full (database \(path))")
+        case .SQLITE_CANTOPEN where (FileSystem.size(of: path.bytes) ?? 0) > 0 && !FileSystem.isWritable(path.bytes):
             return .unavailable(reason: "the database \(path) is read-only (or its folder is)")
         case .SQLITE_CANTOPEN:
             return .unavailable(reason: "cannot open \(path)")
@@ -61,7 +64,7 @@ extension StoreError {
     }
 
     /// The error for a database at `path` that SQLite can read but that is not ours.
-    static func notSignupDatabase(_ path: String) -> StoreError {
+    static func notSignupDatabase(_ path: DatabasePath) -> StoreError {
         .unavailable(reason: "\(path) is not a signup database")
     }
 }

@@ -93,8 +93,8 @@ struct CreateCommand: ParsableCommand {
             form: form, mode: interactive ? .interactive : .script, strength: estimator,
             presets: presets, unreadablePresets: unreadable
         )
-        let storePath = db ?? AccountStore.defaultPath(environment: environment)
-        let submit = { (submission: Submission) in Self.store(submission, at: storePath, dryRun: dryRun) }
+        let location = try StoreOption.location(given: db)
+        let submit = { (submission: Submission) in Self.store(submission, at: location, dryRun: dryRun) }
 
         let outcome: Outcome
         if interactive {
@@ -147,18 +147,24 @@ struct CreateCommand: ParsableCommand {
     }
 
     /// Hashes and stores one submission; a dry run checks the email against an existing database only.
-    static func store(_ submission: Submission, at path: String, dryRun: Bool) -> SubmitResult {
+    static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool) -> SubmitResult {
         do throws(StoreError) {
             let hash = try PasswordHasher.hash(submission.password)
             if dryRun {
-                let taken = try AccountStore.openExisting(path: path)?.isTaken(email: submission.email) ?? false
+                let taken: Bool
+                switch location {
+                case .sqlite(let path): taken = try AccountStore.openExisting(at: path)?.isTaken(email: submission.email) ?? false
+                }
                 return taken ? .emailTaken : .created(id: 0)
             }
             // From here a signal must not make the exit code lie: a committed account is reported
             // as created; a signal held back during a write that failed ends the process after it.
             TerminalGuard.holdSignals()
             do {
-                let account = try AccountStore(path: path).create(email: submission.email, passwordHash: hash)
+                let account: Account
+                switch location {
+                case .sqlite(let path): account = try AccountStore(at: path).create(email: submission.email, passwordHash: hash)
+                }
                 return .created(id: account.id)
             } catch {
                 TerminalGuard.releaseSignals()

@@ -1,8 +1,13 @@
 import AccountStore
 import ArgumentParser
 import Foundation
+import SignupCore
 
-/// `signup list`: the accounts, never their hashes.
+/// `signup list`: the accounts, never their hashes, streamed row by row.
+///
+/// Memory does not grow with the number of accounts, so the text table cannot be
+/// sized to its widest email: the ID column is 7 wide (a longer id widens its own
+/// row), CREATED is always 20 characters, and EMAIL comes last, unpadded.
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts (never their password hashes).")
 
@@ -13,31 +18,100 @@ struct ListCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let path = db ?? AccountStore.defaultPath(environment: ProcessInfo.processInfo.environment)
-        let accounts: [Account]
-        do {
-            accounts = try AccountStore.openExisting(path: path)?.accounts() ?? []
+        let location = try StoreOption.location(given: db)
+        var output = StandardOutput()
+        var count = 0
+        do throws(StoreError) {
+            let store: AccountStore?
+            switch location {
+            case .sqlite(let path): store = try AccountStore.openExisting(at: path)
+            }
+            if json { output.append("[") }
+            try store?.streamAccounts { account in
+                if json {
+                    output.append((count == 0 ? "" : ",") + "{\"id\":\(account.id),\"email\":" + Self.jsonString(account.email)
+                        + ",\"created_at\":" + Self.jsonString(account.createdAt) + "}")
+                } else {
+                    if count == 0 { output.append(Self.row("ID", "CREATED", "EMAIL")) }
+                    output.append(Self.row(String(account.id), VisibleText.of(account.createdAt), VisibleText.of(account.email)))
+                }
+                count += 1
+                return output.isHealthy
+            }
+            if json { output.append("]\n") }
         } catch {
+            output.flush()
             IO.write("error: \(error.description)\n", to: 2)
             throw ExitCode(ExitStatus.storage)
         }
-        if json {
-            let items = accounts.map { JSONText.object([("id", $0.id), ("email", $0.email), ("created_at", $0.createdAt)]) }
-            IO.write("[" + items.joined(separator: ",") + "]\n", to: 1)
-            return
+        output.flush()
+        try output.finish()
+        if count == 0 && !json { IO.write("No accounts in \(location.visible)\n", to: 2) }
+    }
+
+    private static func row(_ id: String, _ created: String, _ email: String) -> String {
+        id.padding(toLength: max(7, id.count), withPad: " ", startingAt: 0) + "  "
+            + created.padding(toLength: max(20, created.count), withPad: " ", startingAt: 0) + "  " + email + "\n"
+    }
+
+    /// A JSON string for outside text: valid JSON that keeps every character, with the
+    /// ones `VisibleText` would show (C0, DEL, C1, bidirectional controls) as `\uXXXX`
+    /// escapes, so `list --json` at a terminal sends it no escape sequence either.
+    static func jsonString(_ text: String) -> String {
+        guard VisibleText.of(text) != text else { return JSONText.string(text) }
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            let single = String(scalar)
+            if scalar == "\"" || scalar == "\\" {
+                out += "\\" + single
+            } else if VisibleText.of(single) != single {
+                out += String(format: "\\u%04x", scalar.value)
+            } else {
+                out += single
+            }
         }
-        if accounts.isEmpty {
-            IO.write("No accounts in \(path)\n", to: 2)
-            return
+        return out + "\""
+    }
+}
+
+/// Standard output with a buffer, for streams of rows: a failed write stops the stream.
+///
+/// A closed pipe (`signup list | head -1`) ends the process quietly as SIGPIPE would
+/// (status 141 in a shell, no message); any other write error (`> /dev/full`) is exit
+/// 74 with a message.
+private struct StandardOutput {
+    private var buffer: [UInt8] = []
+    private var failure: Int32?
+
+    var isHealthy: Bool { failure == nil }
+
+    mutating func append(_ text: String) {
+        guard failure == nil else { return }
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 64 * 1024 { flush() }
+    }
+
+    mutating func flush() {
+        var offset = 0
+        while failure == nil && offset < buffer.count {
+            let written = buffer.withUnsafeBytes { Glibc.write(1, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+            } else {
+                offset += written
+            }
         }
-        let idWidth = max(2, accounts.map { String($0.id).count }.max() ?? 0)
-        let emailWidth = max(5, accounts.map(\.email.count).max() ?? 0)
-        func row(_ id: String, _ email: String, _ created: String) -> String {
-            id.padding(toLength: idWidth, withPad: " ", startingAt: 0) + "  "
-                + email + String(repeating: " ", count: emailWidth - email.count) + "  " + created + "\n"
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func finish() throws {
+        guard let failure else { return }
+        if failure == EPIPE {
+            signal(SIGPIPE, SIG_DFL)
+            raise(SIGPIPE)
         }
-        var text = row("ID", "EMAIL", "CREATED")
-        for account in accounts { text += row(String(account.id), account.email, account.createdAt) }
-        IO.write(text, to: 1)
+        IO.write("error: cannot write the list to standard output: \(String(cString: strerror(failure)))\n", to: 2)
+        throw ExitCode(ExitStatus.storage)
     }
 }

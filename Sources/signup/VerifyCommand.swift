@@ -19,7 +19,7 @@ struct VerifyCommand: ParsableCommand {
     var db: String?
 
     func run() throws {
-        let path = db ?? AccountStore.defaultPath(environment: ProcessInfo.processInfo.environment)
+        let location = try StoreOption.location(given: db)
         let password: Secret
         if isTerminal(0) && isTerminal(2) {
             TerminalGuard.install()
@@ -38,15 +38,26 @@ struct VerifyCommand: ParsableCommand {
             }
         }
         let hash: String?
-        do {
-            hash = try AccountStore.openExisting(path: path)?.passwordHash(forEmail: SignupForm.normalizeEmail(email))
+        do throws(StoreError) {
+            switch location {
+            case .sqlite(let path):
+                hash = try AccountStore.openExisting(at: path)?.passwordHash(forEmail: SignupForm.normalizeEmail(email))
+            }
         } catch {
             IO.write("error: \(error.description)\n", to: 2)
             throw ExitCode(ExitStatus.storage)
         }
-        // An unknown email costs one Argon2 verification too, so timing does not tell it apart.
-        let matches = hash.map { PasswordHasher.verify(password, against: $0) } ?? PasswordHasher.verifyAgainstDummy(password)
-        IO.write(matches ? "Password matches.\n" : "Password does not match.\n", to: 2)
-        throw ExitCode(matches ? 0 : 1)
+        // One Argon2 verification whatever the case (unknown email, unusable hash), so timing tells nothing.
+        switch PasswordHasher.check(password, against: hash) {
+        case .matches:
+            IO.write("Password matches.\n", to: 2)
+            throw ExitCode(0)
+        case .doesNotMatch:
+            IO.write("Password does not match.\n", to: 2)
+            throw ExitCode(1)
+        case .unusableHash(let why):
+            IO.write("error: the stored password hash for this account cannot be checked: \(why)\n", to: 2)
+            throw ExitCode(ExitStatus.storage)
+        }
     }
 }

@@ -82,7 +82,7 @@ struct AccountStoreTests {
             let tables = try sqliteRows(path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'account'")
             #expect(tables == ["account"])
             let migrations = try sqliteRows(path, "SELECT identifier FROM grdb_migrations")
-            #expect(migrations == ["v1-accounts"])
+            #expect(migrations == ["v1-accounts", "v2-email-key-casefold"])
             let columns = try sqliteRows(path, "SELECT name, type, \"notnull\", pk FROM pragma_table_info('account')")
             #expect(columns == [
                 "id|INTEGER|0|1", "email|TEXT|1|0", "email_key|TEXT|1|0", "password_hash|TEXT|1|0", "created_at|TEXT|1|0",
@@ -182,17 +182,17 @@ struct AccountStoreTests {
             let error = #expect(throws: StoreError.self) {
                 try AccountStore(path: folder.file("file/signup/accounts.sqlite"))
             }
-            #expect(error == .unavailable(reason: "cannot create the folder \(blocker)/signup: Not a directory"))
+            #expect(error == .unavailable(reason: "cannot use \(folder.file("file/signup/accounts.sqlite")): \(blocker) is not a folder"))
         }
     }
 
     @Test("a path that is a folder cannot be opened")
     func pathIsAFolder() throws {
         try withTemporaryFolder { folder throws in
-            #expect(throws: StoreError.unavailable(reason: "cannot open \(folder.path)")) {
+            #expect(throws: StoreError.unavailable(reason: "cannot open \(folder.path): it is a folder, not a file")) {
                 try AccountStore(path: folder.path)
             }
-            #expect(throws: StoreError.unavailable(reason: "cannot open \(folder.path): it is not a file")) {
+            #expect(throws: StoreError.unavailable(reason: "cannot open \(folder.path): it is a folder, not a file")) {
                 try AccountStore.openExisting(path: folder.path)
             }
         }
@@ -205,11 +205,17 @@ struct AccountStoreTests {
     }
 }
 
+/// The default database path chosen from `environment`, as text.
+private func defaultPath(environment: [String: String]) -> String {
+    guard case .sqlite(let path) = try? StoreLocation.chosen(environment: environment) else { return "(none)" }
+    return String(decoding: path.bytes, as: UTF8.self)
+}
+
 @Suite("Default database path")
 struct DefaultPathTests {
     @Test("SIGNUP_DB wins over XDG_DATA_HOME and HOME")
     func signupDB() {
-        let path = AccountStore.defaultPath(environment: [
+        let path = defaultPath(environment: [
             "SIGNUP_DB": "/srv/signup.sqlite", "XDG_DATA_HOME": "/xdg", "HOME": "/home/alice",
         ])
         #expect(path == "/srv/signup.sqlite")
@@ -217,29 +223,29 @@ struct DefaultPathTests {
 
     @Test("XDG_DATA_HOME wins over HOME")
     func xdgDataHome() {
-        #expect(AccountStore.defaultPath(environment: ["XDG_DATA_HOME": "/xdg", "HOME": "/home/alice"])
+        #expect(defaultPath(environment: ["XDG_DATA_HOME": "/xdg", "HOME": "/home/alice"])
             == "/xdg/signup/accounts.sqlite")
-        #expect(AccountStore.defaultPath(environment: ["XDG_DATA_HOME": "/xdg/", "HOME": "/home/alice"])
+        #expect(defaultPath(environment: ["XDG_DATA_HOME": "/xdg/", "HOME": "/home/alice"])
             == "/xdg/signup/accounts.sqlite")
     }
 
     @Test("HOME is the last resort")
     func home() {
-        #expect(AccountStore.defaultPath(environment: ["HOME": "/home/alice"])
+        #expect(defaultPath(environment: ["HOME": "/home/alice"])
             == "/home/alice/.local/share/signup/accounts.sqlite")
     }
 
     @Test("empty variables and a relative XDG_DATA_HOME count as unset")
     func emptyAndRelative() {
-        #expect(AccountStore.defaultPath(environment: ["SIGNUP_DB": "", "XDG_DATA_HOME": "", "HOME": "/home/alice"])
+        #expect(defaultPath(environment: ["SIGNUP_DB": "", "XDG_DATA_HOME": "", "HOME": "/home/alice"])
             == "/home/alice/.local/share/signup/accounts.sqlite")
-        #expect(AccountStore.defaultPath(environment: ["XDG_DATA_HOME": "data", "HOME": "/home/alice"])
+        #expect(defaultPath(environment: ["XDG_DATA_HOME": "data", "HOME": "/home/alice"])
             == "/home/alice/.local/share/signup/accounts.sqlite")
     }
 
     @Test("without HOME the home folder comes from the password database")
     func noHome() {
-        let path = AccountStore.defaultPath(environment: [:])
+        let path = defaultPath(environment: [:])
         #expect(path.hasPrefix("/"))
         #expect(path.hasSuffix("/.local/share/signup/accounts.sqlite"))
     }

@@ -12,7 +12,7 @@ struct DiskFullTests {
         try withTemporaryFolder { folder throws in
             let mountPoint = folder.file("tiny")
             try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
-            let mount = try run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint])
+            let mount = try run(["mount", "-t", "tmpfs", "-o", "size=256k,mode=0755", "tmpfs", mountPoint])
             try #require(mount.status == 0, "mount -t tmpfs failed: \(mount.error)")
             defer { _ = try? run(["umount", mountPoint]) }
 
