@@ -27,11 +27,16 @@ extension AccountStore {
 /// every scalar but one block (checked against Python's `str.casefold` for all of Unicode
 /// in the tests): `ς` → `Σ` → `σ`, `ẞ` → `ß` → `SS` → `ss`, `ﬃ` → `FFI` → `ffi`. Swift's
 /// `lowercased()` alone keeps `ς` and `ß`, and Foundation's `.caseInsensitive` folding
-/// keeps `ς`. Cherokee is the exception: its case folding maps to the uppercase letters.
+/// keeps `ς`. Two exceptions: Cherokee folds to its uppercase letters, and dotless `ı`
+/// has no folding outside Turkic rules (it must not become `i`).
 enum CaseFolding {
     static func fold(_ scalar: Unicode.Scalar, into out: inout String.UnicodeScalarView) {
         let value = scalar.value
-        if (0x13F8...0x13FD).contains(value) || (0xAB70...0xABBF).contains(value) {
+        if value == 0x131 {
+            out.append(scalar)
+            return
+        }
+        if (0x13A0...0x13FD).contains(value) || (0xAB70...0xABBF).contains(value) {
             out.append(contentsOf: scalar.properties.uppercaseMapping.unicodeScalars)
             return
         }

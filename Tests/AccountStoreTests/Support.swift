@@ -133,3 +133,45 @@ final class Collected<Value: Sendable>: Sendable {
 
 /// A stand-in hash for tests that do not need a real one (hashing costs ~20 ms).
 let fakeHash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g"
+
+/// Runs several statements on the database at `path` with Python's sqlite3 (`executescript`): another program's writes.
+func sqliteScript(_ path: String, _ sql: String) throws {
+    let script = "import os, sqlite3; db = sqlite3.connect(os.environ['DB']); db.executescript(os.environ['SQL']); db.commit()"
+    let result = try run(["python3", "-c", script], environment: ["DB": path, "SQL": sql])
+    try #require(result.status == 0, "python3 sqlite3 failed: \(result.error)")
+}
+
+/// The user `nobody`: another local user for tests that run as root.
+let nobody: (uid: uid_t, gid: gid_t, name: String) = (65534, 65534, "nobody")
+
+/// Gives `path` (not following a link) to `nobody`.
+func giveToNobody(_ path: String) throws {
+    try #require(lchown(path, nobody.uid, nobody.gid) == 0, "lchown \(path): \(errno)")
+}
+
+/// Sets the permission bits of `path` exactly (no umask).
+func setMode(_ path: String, _ mode: mode_t) throws {
+    try #require(chmod(path, mode) == 0, "chmod \(path): \(errno)")
+}
+
+/// The SHA-256 of the file at `path`, by sha256sum.
+func sha256(_ path: String) throws -> String {
+    let result = try run(["sha256sum", path])
+    try #require(result.status == 0, "sha256sum: \(result.error)")
+    return String(result.output.prefix(64))
+}
+
+/// The names in `folder`, sorted.
+func names(in folder: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+}
+
+/// Mounts a fresh tmpfs at a new folder `name` in `folder` and runs `body`; unmounts on every path.
+func withTmpfs<T>(in folder: TemporaryFolder, _ name: String, size: String, _ body: (String) throws -> T) throws -> T {
+    let mountPoint = folder.file(name)
+    try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
+    let mount = try run(["mount", "-t", "tmpfs", "-o", "size=\(size),mode=0755", "tmpfs", mountPoint])
+    try #require(mount.status == 0, "mount -t tmpfs failed: \(mount.error)")
+    defer { _ = try? run(["umount", mountPoint]) }
+    return try body(mountPoint)
+}

@@ -1,0 +1,146 @@
+import AccountStore
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The account table as version 1 made it, for databases written by "another version".
+let version1Schema = """
+    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+    INSERT INTO grdb_migrations VALUES ('v1-accounts');
+    CREATE TABLE "account" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL,
+        "email_key" TEXT NOT NULL UNIQUE, "password_hash" TEXT NOT NULL, "created_at" TEXT NOT NULL);
+    """
+
+/// A file's bytes, its folder's names and its journal mode: what "left untouched" means.
+struct Fingerprint: Equatable {
+    var digest: String
+    var folderNames: [String]
+    var journalMode: [String]
+
+    init(_ path: String) throws {
+        digest = try sha256(path)
+        folderNames = try names(in: (path as NSString).deletingLastPathComponent)
+        journalMode = try sqliteRows(path, "PRAGMA journal_mode")
+    }
+}
+
+/// Databases that are newer, another program's, or missing their unique key (SPEC 8): refused, untouched.
+@Suite("Hostile database files")
+struct DatabaseFileTests {
+    @Test("a migration this version does not know is refused by writers and readers, and the file is left byte for byte",
+          arguments: ["wal", "delete"])
+    func newerDatabase(journal: String) throws {
+        try withTemporaryFolder { folder throws in
+            let path = folder.file("accounts.sqlite")
+            do { _ = try AccountStore(path: path).create(email: "alice@example.com", passwordHash: fakeHash) }
+            try sqliteScript(path, "PRAGMA journal_mode = \(journal); INSERT INTO grdb_migrations VALUES ('v9-future-layout');")
+            let before = try Fingerprint(path)
+            #expect(before.journalMode == [journal])
+
+            let error = #expect(throws: StoreError.self) { try AccountStore(path: path) }
+            #expect(error?.description.contains("newer version of signup") == true)
+            #expect(error?.description.contains("v9-future-layout") == true)
+            #expect(throws: StoreError.self) { try AccountStore.openExisting(path: path) }
+            #expect(try Fingerprint(path) == before)
+        }
+    }
+
+    @Test("another program's database is refused before anything is written: same bytes, same journal mode, no side file")
+    func foreignDatabaseUntouched() throws {
+        try withTemporaryFolder { folder throws in
+            let path = folder.file("other.sqlite")
+            try sqliteScript(path, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me');")
+            let before = try Fingerprint(path)
+            #expect(before.journalMode == ["delete"])
+            #expect(throws: StoreError.unavailable(reason: "\(path) is not a signup database")) { try AccountStore(path: path) }
+            #expect(throws: StoreError.self) { try AccountStore.openExisting(path: path) }
+            #expect(try Fingerprint(path) == before)
+        }
+    }
+
+    @Test("an account table without its unique key on email_key is refused, and nothing is written")
+    func missingUniqueKey() throws {
+        try withTemporaryFolder { folder throws in
+            let path = folder.file("accounts.sqlite")
+            try sqliteScript(path, """
+                CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                INSERT INTO grdb_migrations VALUES ('v1-accounts'), ('v2-email-key-casefold');
+                CREATE TABLE account (id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL, email_key TEXT NOT NULL,
+                    password_hash TEXT NOT NULL, created_at TEXT NOT NULL);
+                CREATE INDEX account_email_key ON account(email_key);
+                """)
+            let before = try Fingerprint(path)
+            let error = #expect(throws: StoreError.self) { try AccountStore(path: path) }
+            #expect(error?.description.contains("no unique key on email_key") == true)
+            #expect(throws: StoreError.self) { try AccountStore.openExisting(path: path) }
+            #expect(try Fingerprint(path) == before)
+        }
+    }
+
+    @Test("on a read-only medium, a non-empty -wal beside the file is refused rather than read stale",
+          .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func readOnlyMediumWithWAL() throws {
+        try withTemporaryFolder { folder throws in
+            try withTmpfs(in: folder, "medium", size: "1m") { medium throws in
+                let source = folder.file("accounts.sqlite")
+                do { _ = try AccountStore(path: source).create(email: "alice@example.com", passwordHash: fakeHash) }
+                // While a writer is open, bob's row is committed in the -wal only: copy that state.
+                let writer = try AccountStore(path: source)
+                _ = try writer.create(email: "bob@example.com", passwordHash: fakeHash)
+                for suffix in ["", "-wal"] {
+                    try FileManager.default.copyItem(atPath: source + suffix, toPath: medium + "/accounts.sqlite" + suffix)
+                }
+                #expect((try FileManager.default.attributesOfItem(atPath: medium + "/accounts.sqlite-wal")[.size] as? Int ?? 0) > 0)
+                let remount = try run(["mount", "-o", "remount,ro", medium])
+                try #require(remount.status == 0, "remount ro: \(remount.error)")
+
+                let path = medium + "/accounts.sqlite"
+                let error = #expect(throws: StoreError.self) { try AccountStore.openExisting(path: path) }
+                #expect(error?.description.contains("-wal") == true)
+                #expect(error?.description.contains("not read stale") == true)
+            }
+        }
+    }
+
+    @Test("a read-only medium without a -wal is read as it is", .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func readOnlyMediumWithoutWAL() throws {
+        try withTemporaryFolder { folder throws in
+            try withTmpfs(in: folder, "medium", size: "1m") { medium throws in
+                let path = medium + "/accounts.sqlite"
+                do { _ = try AccountStore(path: path).create(email: "alice@example.com", passwordHash: fakeHash) }
+                let remount = try run(["mount", "-o", "remount,ro", medium])
+                try #require(remount.status == 0, "remount ro: \(remount.error)")
+                #expect(try AccountStore.openExisting(path: path)?.accounts().map(\.email) == ["alice@example.com"])
+                #expect(try names(in: medium) == ["accounts.sqlite"])
+            }
+        }
+    }
+
+    @Test("a full disk under an existing database says the disk is full", .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func fullDiskWithExistingDatabase() throws {
+        try withTemporaryFolder { folder throws in
+            try withTmpfs(in: folder, "tiny", size: "256k") { tiny throws in
+                let path = tiny + "/accounts.sqlite"
+                do { _ = try AccountStore(path: path).create(email: "alice@example.com", passwordHash: fakeHash) }
+                // Fill every remaining block.
+                #expect(FileManager.default.createFile(atPath: tiny + "/filler", contents: nil))
+                let filler = try #require(FileHandle(forWritingAtPath: tiny + "/filler"))
+                while (try? filler.write(contentsOf: Data(count: 4096))) != nil {}
+                try? filler.close()
+
+                var failure: StoreError?
+                do throws(StoreError) {
+                    let store = try AccountStore(path: path)
+                    for number in 0..<64 {
+                        _ = try store.create(email: "n\(number)@example.com", passwordHash: String(repeating: "h", count: 2048))
+                    }
+                } catch {
+                    failure = error
+                }
+                #expect(failure == .unavailable(reason: "the disk is full (database \(path))"))
+            }
+        }
+    }
+}
