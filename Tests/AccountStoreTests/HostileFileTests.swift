@@ -42,9 +42,7 @@ struct HostileFileTests {
     @Test("in a sticky world-writable folder, a file planted by another user is refused, naming them")
     func plantedInStickyFolder() throws {
         try withTemporaryFolder { folder throws in
-            let shared = folder.file("shared")
-            try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
-            try setMode(shared, 0o1777)
+            let shared = try stickyFolder(in: folder)
             let path = shared + "/accounts.sqlite"
             #expect(FileManager.default.createFile(atPath: path, contents: Data()))
             try giveToNobody(path)
@@ -60,9 +58,7 @@ struct HostileFileTests {
     @Test("a database folder others can write is refused even with the sticky bit: -wal and -shm could be planted")
     func databaseInStickyFolder() throws {
         try withTemporaryFolder { folder throws in
-            let shared = folder.file("shared")
-            try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
-            try setMode(shared, 0o1777)
+            let shared = try stickyFolder(in: folder)
             let error = #expect(throws: StoreError.self) { try AccountStore(path: shared + "/accounts.sqlite") }
             #expect(error?.description.contains("can be written by other users") == true)
             #expect(try names(in: shared).isEmpty)
@@ -84,9 +80,7 @@ struct HostileFileTests {
     @Test("a folder link planted by another user in a sticky folder is refused")
     func plantedFolderLink() throws {
         try withTemporaryFolder { folder throws in
-            let shared = folder.file("shared")
-            try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
-            try setMode(shared, 0o1777)
+            let shared = try stickyFolder(in: folder)
             let theirs = folder.file("theirs")
             try FileManager.default.createDirectory(atPath: theirs, withIntermediateDirectories: false)
             try giveToNobody(theirs)
@@ -215,4 +209,12 @@ struct HostileFileTests {
             #expect(read.output == "[('alice@example.com',)]\n")
         }
     }
+}
+
+/// A `/tmp`-like folder (mode 1777) named `shared` in `folder`.
+private func stickyFolder(in folder: TemporaryFolder) throws -> String {
+    let shared = folder.file("shared")
+    try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+    try setMode(shared, 0o1777)
+    return shared
 }
