@@ -7,7 +7,8 @@ import SignupCore
 ///
 /// Memory does not grow with the number of accounts, so the text table cannot be
 /// sized to its widest email: the ID column is 7 wide (a longer id widens its own
-/// row), CREATED is always 20 characters, and EMAIL comes last, unpadded.
+/// row), CREATED is always 20 characters, and EMAIL comes last, unpadded. `--json` is
+/// one array with one account a line, so `head` and line tools work on it too.
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts (never their password hashes).")
 
@@ -29,7 +30,7 @@ struct ListCommand: ParsableCommand {
             if json { output.append("[") }
             try store?.streamAccounts { account in
                 if json {
-                    output.append((count == 0 ? "" : ",") + "{\"id\":\(account.id),\"email\":" + Self.jsonString(account.email)
+                    output.append((count == 0 ? "\n" : ",\n") + "{\"id\":\(account.id),\"email\":" + Self.jsonString(account.email)
                         + ",\"created_at\":" + Self.jsonString(account.createdAt) + "}")
                 } else {
                     if count == 0 { output.append(Self.row("ID", "CREATED", "EMAIL")) }
@@ -38,7 +39,7 @@ struct ListCommand: ParsableCommand {
                 count += 1
                 return output.isHealthy
             }
-            if json { output.append("]\n") }
+            if json { output.append(count == 0 ? "]\n" : "\n]\n") }
         } catch {
             output.flush()
             IO.write("error: \(error.description)\n", to: 2)

@@ -124,3 +124,161 @@ import Testing
         #expect(box.accounts().map { $0["email"] as? String } == ["alice@example.com"])
     }
 }
+
+/// `--db`, `SIGNUP_DB` and `list`/`verify` against hostile names, files and output streams (issue 8).
+@Suite struct StorePathAndOutputTests {
+    /// Runs `sql` with Python's sqlite3 on the database at `path`: another program's writes.
+    func sqlite(_ path: String, _ sql: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", "import os, sqlite3; db = sqlite3.connect(os.environ['DB']); db.executescript(os.environ['SQL']); db.commit()"]
+        process.environment = ["DB": path, "SQL": sql]
+        try! process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    /// A shell line run in the sandbox folder; `$0` is signup.
+    func inSandbox(_ box: Sandbox, _ script: String) -> String {
+        "cd '\(box.folder.path)' && " + script
+    }
+
+    @Test func dbIsAFileNameNeverAnSQLiteURI() throws {
+        let box = Sandbox()
+        for name in [":memory:", "accounts.sqlite?nolock=1"] {
+            let first = box.run([], input: lines(answers), via: inSandbox(box, "exec \"$0\" --db '\(name)'"))
+            let second = box.run([], input: lines(answers), via: inSandbox(box, "exec \"$0\" --db '\(name)'"))
+            #expect(first.status == 0, "\(name): \(first.stderr)")
+            #expect(second.status == 65, "\(name): the second sign-up of one email is taken")
+            #expect(FileManager.default.fileExists(atPath: box.folder.path + "/" + name))
+        }
+        let elsewhere = box.folder.path + "/real.sqlite"
+        let uri = box.run([], input: lines(answers), via: inSandbox(box, "exec \"$0\" --db 'file:\(elsewhere)'"))
+        #expect(uri.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: elsewhere), "file: was read as a URI")
+        #expect(FileManager.default.fileExists(atPath: box.folder.path + "/file:" + elsewhere))
+    }
+
+    @Test func aNonUTF8DbNamesExactlyThoseBytes() {
+        let box = Sandbox()
+        let name = "$(printf 'caf\\351/d\\377.sqlite')"
+        let created = box.run([], input: lines(answers), via: inSandbox(box, "\"$0\" --db \"\(name)\" && test -f \"\(name)\" && echo exact >&2"))
+        #expect(created.status == 0)
+        #expect(created.stderr.contains("exact"))
+        let listed = box.run([], via: inSandbox(box, "\"$0\" list --json --db=\"\(name)\""))
+        #expect(listed.stdout.contains("alice@example.com"))
+        let fromEnvironment = box.run([], via: inSandbox(box, "SIGNUP_DB=\"\(name)\" \"$0\" list --json"))
+        #expect(fromEnvironment.stdout.contains("alice@example.com"))
+    }
+
+    @Test func aRelativeSignupDBIsTakenFromTheCurrentFolder() {
+        let box = Sandbox()
+        #expect(box.run([], input: lines(answers), via: inSandbox(box, "SIGNUP_DB=rel.sqlite exec \"$0\"")).status == 0)
+        #expect(FileManager.default.fileExists(atPath: box.folder.path + "/rel.sqlite"))
+        #expect(box.run(["list"], via: inSandbox(box, "SIGNUP_DB=rel.sqlite exec \"$0\" \"$@\"")).stdout.contains("alice@example.com"))
+    }
+
+    @Test func anEmptyDbIsAUsageError() {
+        let box = Sandbox()
+        let run = box.run(["--db", ""], input: lines(answers))
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("empty"))
+    }
+
+    @Test func listStreamsAFixedLayoutWithVisibleControlCharacters() throws {
+        let box = Sandbox()
+        box.run(["--db", box.db], input: lines(answers))
+        sqlite(box.db, """
+            INSERT INTO account (email, email_key, password_hash, created_at)
+                VALUES ('evil' || char(27) || ']0;PWNED' || char(7) || char(155) || '@example.com', 'evil', 'x', '2026-01-01T00:00:00Z');
+            """)
+        let human = box.run(["list", "--db", box.db])
+        #expect(human.status == 0)
+        let rows = human.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.first == "ID       CREATED               EMAIL")
+        #expect(rows.count == 3)
+        #expect(rows[1].hasPrefix("1        20") && rows[1].hasSuffix("  alice@example.com"))
+        #expect(rows[2] == "2        2026-01-01T00:00:00Z  evil^[]0;PWNED^G<U+009B>@example.com")
+        #expect(!human.stdoutBytes.contains(0x1B) && !human.stdoutBytes.contains(0x07))
+
+        let json = box.run(["list", "--db", box.db, "--json"])
+        #expect(!json.stdoutBytes.contains(0x1B) && !json.stdout.unicodeScalars.contains("\u{9B}"))
+        #expect(json.stdout.contains("\\u001b]0;PWNED\\u0007\\u009b@example.com"))
+        let parsed = (try? JSONSerialization.jsonObject(with: json.stdoutBytes)) as? [[String: Any]]
+        #expect(parsed?.last?["email"] as? String == "evil\u{1B}]0;PWNED\u{7}\u{9B}@example.com", "JSON keeps the exact text")
+    }
+
+    @Test(arguments: [["list"], ["list", "--json"]])
+    func aWriteErrorOnStandardOutputIsExit74(arguments: [String]) {
+        let box = Sandbox()
+        box.run(["--db", box.db], input: lines(answers))
+        let run = box.run(arguments + ["--db", box.db], via: "exec \"$0\" \"$@\" > /dev/full")
+        #expect(run.status == 74)
+        #expect(run.stderr.contains("cannot write the list to standard output: No space left on device"))
+    }
+
+    @Test func aClosedPipeEndsListQuietlyAndAtOnce() {
+        let box = Sandbox()
+        box.run(["--db", box.db], input: lines(answers))
+        sqlite(box.db, """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300000)
+            INSERT INTO account (email, email_key, password_hash, created_at)
+                SELECT 'user' || i || '@example.com', 'user' || i || '@example.com', 'x', '2026-01-01T00:00:00Z' FROM n;
+            """)
+        for extra in [[], ["--json"]] {
+            // The subshell reports signup's own status; head closes the pipe after one line.
+            let run = box.run(["list", "--db", box.db] + extra, via: "( \"$0\" \"$@\"; echo \"status $?\" >&2 ) | head -1 > /dev/null")
+            // SIGPIPE's status, as for any Unix filter: not 0, and no message.
+            #expect(run.stderr == "status 141\n", "\(extra) \(run.stderr.prefix(300)) \(run.stdout.prefix(200))")
+        }
+    }
+
+    @Test(arguments: [
+        "$2y$10$abcdefghijklmnopqrstuu5MgkqFNUkwHnW0cTlROsHHJ1LNw9jG2",
+        "not a hash at all",
+        "$argon2i$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
+        "$argon2id$v=19$m=4194304,t=1000,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g",
+    ])
+    func verifyReportsAStoredHashItCannotUse(hash: String) {
+        let box = Sandbox()
+        box.run(["--db", box.db], input: lines(answers))
+        sqlite(box.db, "UPDATE account SET password_hash = '\(hash)';")
+        let run = box.run(["verify", "alice@example.com", "--db", box.db], input: lines(goodPassword + "\n"))
+        #expect(run.status == 74)
+        #expect(run.stderr.contains("the stored password hash for this account cannot be checked"))
+        #expect(!run.stderr.contains(hash))
+        if hash.hasPrefix("$2y$") { #expect(run.stderr.contains("bcrypt")) }
+    }
+
+    @Test func listAndVerifyCreateNothing() throws {
+        let box = Sandbox()
+        let path = box.folder.path + "/new/folder/accounts.sqlite"
+        #expect(box.run(["list", "--db", path]).status == 0)
+        #expect(box.run(["verify", "alice@example.com", "--db", path], input: lines(goodPassword + "\n")).status == 1)
+        #expect(box.run(["--dry-run", "--db", path], input: lines(answers)).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: box.folder.path + "/new"))
+        box.run(["--db", box.db], input: lines(answers))
+        let before = try FileManager.default.contentsOfDirectory(atPath: box.folder.path).sorted()
+        #expect(box.run(["list", "--db", box.db]).status == 0)
+        #expect(box.run(["verify", "alice@example.com", "--db", box.db], input: lines(goodPassword + "\n")).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: box.folder.path).sorted() == before)
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to give a file to nobody"))
+    func listAndVerifyRefuseAFilePlantedByAnotherUser() throws {
+        let box = Sandbox()
+        let shared = box.folder.path + "/shared"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        chmod(shared, 0o1777)
+        // nobody plants a database of its own, with an account of its choosing.
+        let planted = shared + "/accounts.sqlite"
+        box.run(["--db", box.db], input: lines(answers))
+        try FileManager.default.copyItem(atPath: box.db, toPath: planted)
+        #expect(chown(planted, 65534, 65534) == 0)
+        for arguments in [["list", "--db", planted], ["verify", "alice@example.com", "--db", planted]] {
+            let run = box.run(arguments, input: lines(goodPassword + "\n"))
+            #expect(run.status == 74, "\(arguments)")
+            #expect(run.stderr.contains("belongs to user nobody"), "\(arguments): \(run.stderr)")
+        }
+    }
+}
