@@ -112,6 +112,8 @@ enum FileSystem {
         let found = lstatBytes(file, &info) == 0
         let missingCode = found ? 0 : errno
         if found { try checkFile(info, at: file, parent: folderInfo, path: path) }
+        // A reader of a missing file uses nothing: only a writer is about to create files in this folder.
+        if !found && missingCode == ENOENT && !creatingFolders { return Resolved(canonical: file, entry: .missing) }
         if folderInfo.st_mode & 0o022 != 0 {
             throw .unavailable(reason: "cannot use \(path): its folder \(visible(folder)) can be written by other users "
                 + "(mode \(octal(folderInfo.st_mode))), who could plant the database or the -wal and -shm files SQLite makes beside it")
