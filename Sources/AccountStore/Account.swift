@@ -36,12 +36,6 @@ struct AccountRecord: Codable, FetchableRecord, MutablePersistableRecord {
         case createdAt = "created_at"
     }
 
-    enum Columns {
-        static let id = Column(CodingKeys.id)
-        static let emailKey = Column(CodingKeys.emailKey)
-        static let passwordHash = Column(CodingKeys.passwordHash)
-    }
-
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
@@ -49,9 +43,9 @@ struct AccountRecord: Codable, FetchableRecord, MutablePersistableRecord {
 
 /// The columns of `account` that may leave the store: never the hash.
 struct AccountRow: Decodable, FetchableRecord {
-    static var columns: [any SQLSelectable] {
-        [AccountRecord.Columns.id, Column(AccountRecord.CodingKeys.email), Column(AccountRecord.CodingKeys.createdAt)]
-    }
+    /// Every account in id order, each column read safely (``SafeColumn``).
+    static let selectAll = "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email, "
+        + "\(SafeColumn.text("created_at")) AS created_at FROM account ORDER BY id"
 
     var id: Int64
     var email: String
@@ -64,4 +58,17 @@ struct AccountRow: Decodable, FetchableRecord {
     }
 
     var account: Account { Account(id: id, email: email, createdAt: createdAt) }
+}
+
+/// Columns as another program may have filled them: NULL, a number, bytes that are not UTF-8.
+///
+/// GRDB stops the process when a row's value cannot become the Swift type asked for, so a
+/// hostile file must never reach it unconverted: SQLite casts, and text that is not UTF-8
+/// is decoded with replacement characters.
+enum SafeColumn {
+    static let id = "IFNULL(CAST(id AS INTEGER), 0)"
+
+    static func text(_ column: String) -> String {
+        "IFNULL(CAST(\(column) AS TEXT), '')"
+    }
 }

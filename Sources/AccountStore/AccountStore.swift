@@ -160,10 +160,7 @@ public final class AccountStore: Sendable {
     /// Hashes never leave the store this way. Memory does not grow with the number of accounts.
     public func streamAccounts(_ body: (Account) -> Bool) throws(StoreError) {
         try access { try queue.read { db in
-            let rows = try AccountRow.fetchCursor(
-                db,
-                AccountRecord.select(AccountRow.columns).order(AccountRecord.Columns.id)
-            )
+            let rows = try AccountRow.fetchCursor(db, sql: AccountRow.selectAll)
             while let row = try rows.next() {
                 if !body(row.account) { return }
             }
@@ -184,13 +181,14 @@ public final class AccountStore: Sendable {
             guard hasOldKeys else {
                 return try String.fetchOne(
                     db,
-                    AccountRecord
-                        .select(AccountRecord.Columns.passwordHash)
-                        .filter(AccountRecord.Columns.emailKey == key)
+                    sql: "SELECT \(SafeColumn.text("password_hash")) FROM account WHERE email_key = ?",
+                    arguments: [key]
                 )
             }
             // The keys on disk are v1's: compare today's key of every email (a reader does not migrate).
-            let rows = try Row.fetchCursor(db, sql: "SELECT email, password_hash FROM account")
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT \(SafeColumn.text("email")) AS email, \(SafeColumn.text("password_hash")) AS password_hash FROM account
+                """)
             while let row = try rows.next() {
                 if Self.key(forEmail: row["email"]) == key { return row["password_hash"] }
             }

@@ -23,7 +23,10 @@ enum Migrations {
         // one key stop the migration (nothing is merged, nothing dropped, nothing written).
         migrator.registerMigration(caseFoldedKeys) { db in
             if let clash = try keyClash(db) { throw clash }
-            let rows = try Row.fetchAll(db, sql: "SELECT id, email, email_key FROM account")
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email, \(SafeColumn.text("email_key")) AS email_key
+                FROM account
+                """)
             var changed: [(id: Int64, key: String)] = []
             for row in rows {
                 let key = AccountStore.key(forEmail: row["email"])
@@ -118,7 +121,7 @@ enum Migrations {
     /// The first two accounts whose emails have one key under ``AccountStore/key(forEmail:)``, as a refusal.
     static func keyClash(_ db: Database, path: DatabasePath? = nil) throws -> StoreError? {
         var seen: [String: (id: Int64, email: String)] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, email FROM account ORDER BY id")
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email FROM account ORDER BY id")
         while let row = try rows.next() {
             let id: Int64 = row["id"]
             let email: String = row["email"]

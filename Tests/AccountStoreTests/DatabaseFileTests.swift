@@ -143,4 +143,22 @@ struct DatabaseFileTests {
             }
         }
     }
+
+    @Test("values another program stored as bytes that are not UTF-8, or as numbers, are read, migrated and listed, never a crash")
+    func oddValues() throws {
+        try withTemporaryFolder { folder throws in
+            let path = folder.file("accounts.sqlite")
+            try sqliteScript(path, version1Schema + """
+                INSERT INTO account (email, email_key, password_hash, created_at) VALUES
+                    (X'41FF40782E6F7267', 'k1', X'FF', 12345),
+                    ('bob@example.com', 'bob@example.com', 'h2', '2026-01-01T00:00:00Z');
+                """)
+            let reader = try #require(try AccountStore.openExisting(path: path))
+            #expect(try reader.accounts().map(\.email) == ["A\u{FFFD}@x.org", "bob@example.com"])
+            #expect(try reader.passwordHash(forEmail: "a\u{FFFD}@x.org") == "\u{FFFD}")
+            let store = try AccountStore(path: path)
+            #expect(try store.accounts().map(\.createdAt) == ["12345", "2026-01-01T00:00:00Z"])
+            #expect(try store.passwordHash(forEmail: "BOB@example.com") == "h2")
+        }
+    }
 }
