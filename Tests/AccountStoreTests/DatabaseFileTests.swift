@@ -13,6 +13,11 @@ let version1Schema = """
         "email_key" TEXT NOT NULL UNIQUE, "password_hash" TEXT NOT NULL, "created_at" TEXT NOT NULL);
     """
 
+/// Makes a database as version 1 left it, with `rows` (SQL value tuples) in its account table.
+func makeVersion1Database(_ path: String, rows: String) throws {
+    try sqliteScript(path, version1Schema + "INSERT INTO account (email, email_key, password_hash, created_at) VALUES " + rows + ";")
+}
+
 /// A file's bytes, its folder's names and its journal mode: what "left untouched" means.
 struct Fingerprint: Equatable {
     var digest: String
@@ -148,10 +153,9 @@ struct DatabaseFileTests {
     func oddValues() throws {
         try withTemporaryFolder { folder throws in
             let path = folder.file("accounts.sqlite")
-            try sqliteScript(path, version1Schema + """
-                INSERT INTO account (email, email_key, password_hash, created_at) VALUES
+            try makeVersion1Database(path, rows: """
                     (X'41FF40782E6F7267', 'k1', X'FF', 12345),
-                    ('bob@example.com', 'bob@example.com', 'h2', '2026-01-01T00:00:00Z');
+                    ('bob@example.com', 'bob@example.com', 'h2', '2026-01-01T00:00:00Z')
                 """)
             let reader = try #require(try AccountStore.openExisting(path: path))
             #expect(try reader.accounts().map(\.email) == ["A\u{FFFD}@x.org", "bob@example.com"])

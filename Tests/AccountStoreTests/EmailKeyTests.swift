@@ -54,11 +54,10 @@ struct EmailKeyTests {
     func migrationRewritesKeys() throws {
         try withTemporaryFolder { folder throws in
             let path = folder.file("accounts.sqlite")
-            try sqliteScript(path, version1Schema + """
-                INSERT INTO account (email, email_key, password_hash, created_at) VALUES
+            try makeVersion1Database(path, rows: """
                     ('Straße@example.de', 'straße@example.de', 'h1', '2026-01-01T00:00:00Z'),
                     ('ΟΔΥΣΣΕΑΣ@example.gr', 'οδυσσεασ@example.gr', 'h2', '2026-01-01T00:00:00Z'),
-                    ('bob@example.com', 'bob@example.com', 'h3', '2026-01-01T00:00:00Z');
+                    ('bob@example.com', 'bob@example.com', 'h3', '2026-01-01T00:00:00Z')
                 """)
             // A reader does not migrate, yet finds accounts under today's key.
             let reader = try #require(try AccountStore.openExisting(path: path))
@@ -80,11 +79,10 @@ struct EmailKeyTests {
     func migrationRefusesAClash() throws {
         try withTemporaryFolder { folder throws in
             let path = folder.file("accounts.sqlite")
-            try sqliteScript(path, version1Schema + """
-                INSERT INTO account (email, email_key, password_hash, created_at) VALUES
+            try makeVersion1Database(path, rows: """
                     ('ΟΔΥΣΣΕΑΣ@example.gr', 'οδυσσεασ@example.gr', 'h1', '2026-01-01T00:00:00Z'),
                     ('οδυσσεας' || char(27) || '@example.gr', 'x', 'h0', '2026-01-01T00:00:00Z'),
-                    ('οδυσσεας@example.gr', 'οδυσσεας@example.gr', 'h2', '2026-01-01T00:00:00Z');
+                    ('οδυσσεας@example.gr', 'οδυσσεας@example.gr', 'h2', '2026-01-01T00:00:00Z')
                 """)
             let before = try Fingerprint(path)
             let error = #expect(throws: StoreError.self) { try AccountStore(path: path) }
@@ -100,10 +98,9 @@ struct EmailKeyTests {
     func clashIsVisible() throws {
         try withTemporaryFolder { folder throws in
             let path = folder.file("accounts.sqlite")
-            try sqliteScript(path, version1Schema + """
-                INSERT INTO account (email, email_key, password_hash, created_at) VALUES
+            try makeVersion1Database(path, rows: """
                     ('A' || char(27) || '[2J@example.com', 'k1', 'h1', '2026-01-01T00:00:00Z'),
-                    ('a' || char(27) || '[2J@example.com', 'k2', 'h2', '2026-01-01T00:00:00Z');
+                    ('a' || char(27) || '[2J@example.com', 'k2', 'h2', '2026-01-01T00:00:00Z')
                 """)
             let error = #expect(throws: StoreError.self) { try AccountStore(path: path) }
             #expect(error?.description.contains("A^[[2J@example.com") == true)
