@@ -178,6 +178,23 @@ import Testing
         #expect(box.run(["list"], via: inSandbox(box, "SIGNUP_DB=rel.sqlite exec \"$0\" \"$@\"")).stdout.contains("alice@example.com"))
     }
 
+    @Test func aPathInAMessageHasItsControlCharactersMadeVisible() {
+        let box = Sandbox()
+        let blocker = box.file("f\u{1B}]0;PWNED\u{7}", lines("a file, not a folder"))
+        let run = box.run(["--db", blocker + "/accounts.sqlite", "--json"], input: lines(answers))
+        #expect(run.status == 74)
+        #expect(run.stderr.contains("f^[]0;PWNED^G is not a folder"))
+        #expect(!run.stderrBytes.contains(0x1B) && !run.stdoutBytes.contains(0x1B))
+        let list = box.run(["list", "--db", blocker + "/accounts.sqlite"])
+        #expect(list.status == 74)
+        #expect(list.stderr.contains("f^[]0;PWNED^G is not a folder"))
+        let fifo = box.folder.path + "/p\u{1B}[2J.sqlite"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let listed = box.run(["list", "--db", fifo])
+        #expect(listed.status == 74)
+        #expect(listed.stderr.contains("p^[[2J.sqlite: it is a named pipe"))
+    }
+
     @Test func anEmptyDbIsAUsageError() {
         let box = Sandbox()
         let run = box.run(["--db", ""], input: lines(answers))
