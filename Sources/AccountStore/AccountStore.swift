@@ -46,9 +46,9 @@ public final class AccountStore: Sendable {
         }
         let name = try SQLiteName.make(resolved.canonical, writable: true, path: path)
         held = name.descriptor
+        let contents = try Self.inspect(name, path: path)
         queue = try Self.openQueue(name.text, path: path)
         do {
-            let contents = try queue.read { try Migrations.contents($0, path: path) }
             hasOldKeys = false
             try queue.writeWithoutTransaction { db in
                 let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode")
@@ -226,9 +226,35 @@ public final class AccountStore: Sendable {
 
     private static func readContents(_ file: [UInt8], path: DatabasePath, immutable: Bool) throws(StoreError) -> (AccountStore, Migrations.Contents) {
         let name = try SQLiteName.make(file, writable: false, path: path)
-        let store = try AccountStore(reading: path, name: name, immutable: immutable)
+        if immutable {
+            let store = try AccountStore(reading: path, name: name, immutable: true)
+            do {
+                return (store, try store.queue.read { try Migrations.contents($0, path: path) })
+            } catch {
+                throw StoreError.from(error, path: path)
+            }
+        }
+        let contents = try inspect(name, path: path)
+        return (try AccountStore(reading: path, name: name, immutable: false), contents)
+    }
+
+    /// What the file holds, read on a connection of its own that writes nothing, not even when it closes.
+    ///
+    /// Runs before any other connection opens: GRDB reads the file as it opens one, and
+    /// the last connection to close checkpoints a non-empty `-wal` into the file. When
+    /// such a `-wal` is there (a crash left it), the file is read through a read-only
+    /// connection, which never checkpoints, so a file that is then refused keeps its bytes.
+    /// Otherwise a read-write connection is used: a read-only one would leave `-wal` and
+    /// `-shm` behind.
+    private static func inspect(_ name: SQLiteName, path: DatabasePath) throws(StoreError) -> Migrations.Contents {
+        var configuration = Configuration()
+        configuration.readonly = (FileSystem.size(of: name.file + Array("-wal".utf8)) ?? 0) > 0
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "AccountStore"
         do {
-            return (store, try store.queue.read { try Migrations.contents($0, path: path) })
+            let reader = try DatabaseQueue(path: name.text, configuration: configuration)
+            defer { try? reader.close() }
+            return try reader.read { try Migrations.contents($0, path: path) }
         } catch {
             throw StoreError.from(error, path: path)
         }

@@ -94,7 +94,7 @@ enum Migrations {
         if !unknown.isEmpty {
             let names = unknown.sorted().map { "\"\(VisibleText.of($0))\"" }.joined(separator: ", ")
             throw StoreError.unavailable(reason: "the database \(path) was made by a newer version of signup "
-                + "(it has the migration \(names), which this version does not know); it was left untouched")
+                + "(it has the migration\(unknown.count == 1 ? "" : "s") \(names), which this version does not know); it was left untouched")
         }
         try checkAccountTable(db, path: path)
         if applied.contains(caseFoldedKeys) { return .signup(current: true) }

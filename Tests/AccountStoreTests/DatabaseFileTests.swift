@@ -21,11 +21,13 @@ func makeVersion1Database(_ path: String, rows: String) throws {
 /// A file's bytes, its folder's names and its journal mode: what "left untouched" means.
 struct Fingerprint: Equatable {
     var digest: String
+    var walDigest: String?
     var folderNames: [String]
     var journalMode: [String]
 
     init(_ path: String) throws {
         digest = try sha256(path)
+        walDigest = FileManager.default.fileExists(atPath: path + "-wal") ? try sha256(path + "-wal") : nil
         folderNames = try names(in: (path as NSString).deletingLastPathComponent)
         journalMode = try sqliteRows(path, "PRAGMA journal_mode")
     }
@@ -49,6 +51,29 @@ struct DatabaseFileTests {
             #expect(error?.description.contains("v9-future-layout") == true)
             #expect(throws: StoreError.self) { try AccountStore.openExisting(path: path) }
             #expect(try Fingerprint(path) == before)
+        }
+    }
+
+    @Test("a newer database with a -wal a crash left is refused without checkpointing it: file and -wal keep their bytes")
+    func newerDatabaseWithLeftoverWAL() throws {
+        try withTemporaryFolder { folder throws in
+            let source = folder.file("source.sqlite")
+            do { _ = try AccountStore(path: source).create(email: "alice@example.com", passwordHash: fakeHash) }
+            // While a connection stays open, the newer program's commit lives in the -wal only: copy that state.
+            let open = try AccountStore(path: source)
+            try sqliteScript(source, "INSERT INTO grdb_migrations VALUES ('v9-future-layout');")
+            try FileManager.default.createDirectory(atPath: folder.file("copy"), withIntermediateDirectories: false)
+            let path = folder.file("copy/accounts.sqlite")
+            for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: source + suffix, toPath: path + suffix) }
+            _ = open
+            let before = try Fingerprint(path)
+            #expect(before.walDigest != nil)
+
+            let error = #expect(throws: StoreError.self) { try AccountStore(path: path) }
+            #expect(error?.description.contains("v9-future-layout") == true)
+            #expect(throws: StoreError.self) { try AccountStore.openExisting(path: path) }
+            #expect(try sha256(path) == before.digest)
+            #expect(try sha256(path + "-wal") == before.walDigest)
         }
     }
 
