@@ -186,13 +186,15 @@ public final class AccountStore: Sendable {
                 )
             }
             // The keys on disk are v1's: compare today's key of every email (a reader does not migrate).
+            // The whole table is read either way, so the time does not tell a known email from an unknown one.
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT \(SafeColumn.text("email")) AS email, \(SafeColumn.text("password_hash")) AS password_hash FROM account
                 """)
+            var found: String?
             while let row = try rows.next() {
-                if Self.key(forEmail: row["email"]) == key { return row["password_hash"] }
+                if found == nil, Self.key(forEmail: row["email"]) == key { found = row["password_hash"] }
             }
-            return nil
+            return found
         } }
     }
 

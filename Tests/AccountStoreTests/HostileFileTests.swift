@@ -55,6 +55,22 @@ struct HostileFileTests {
         }
     }
 
+    @Test("in a sticky folder, a folder planted by another user is refused; one we make there ourselves works")
+    func foldersInStickyFolder() throws {
+        try withTemporaryFolder { folder throws in
+            let shared = try stickyFolder(in: folder)
+            try FileManager.default.createDirectory(atPath: shared + "/theirs", withIntermediateDirectories: false)
+            try giveToNobody(shared + "/theirs")
+            let error = #expect(throws: StoreError.self) { try AccountStore(path: shared + "/theirs/accounts.sqlite") }
+            #expect(error?.description.contains("belongs to user nobody") == true)
+            #expect(try names(in: shared + "/theirs").isEmpty)
+
+            let store = try AccountStore(path: shared + "/ours/accounts.sqlite")
+            _ = try store.create(email: "alice@example.com", passwordHash: fakeHash)
+            #expect(try mode(shared + "/ours") == 0o700)
+        }
+    }
+
     @Test("a database folder others can write is refused even with the sticky bit: -wal and -shm could be planted")
     func databaseInStickyFolder() throws {
         try withTemporaryFolder { folder throws in
