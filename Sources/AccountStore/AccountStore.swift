@@ -13,12 +13,28 @@ public final class AccountStore: Sendable {
     /// The database file's path, as given (made absolute).
     public let path: DatabasePath
 
-    private let queue: DatabaseQueue
+    private let connection: Connection
     private let isReadOnly: Bool
     /// Whether the keys on disk still predate `v2-email-key-casefold` (a reader never migrates).
     private let hasOldKeys: Bool
-    /// For a path that is not UTF-8: the descriptor SQLite's name goes through (see ``SQLiteName``).
-    private let held: SQLiteName.Descriptor?
+
+    private var queue: DatabaseQueue { connection.queue }
+
+    /// The SQLite connection, and for a path that is not UTF-8 the descriptor its name goes through.
+    private final class Connection: Sendable {
+        let queue: DatabaseQueue
+        let held: SQLiteName.Descriptor?
+
+        init(_ queue: DatabaseQueue, held: SQLiteName.Descriptor?) {
+            self.queue = queue
+            self.held = held
+        }
+
+        deinit {
+            // The held descriptor must outlive SQLite's own: closing it first would drop SQLite's locks.
+            if held != nil { try? queue.close() }
+        }
+    }
 
     /// Opens the database at `path`, creating it (and its folders) when missing.
     public convenience init(path: String) throws(StoreError) {
@@ -45,9 +61,8 @@ public final class AccountStore: Sendable {
             resolved = try FileSystem.resolve(path, creatingFolders: true)
         }
         let name = try SQLiteName.make(resolved.canonical, writable: true, path: path)
-        held = name.descriptor
         let contents = try Self.inspect(name, path: path)
-        queue = try Self.openQueue(name.text, path: path)
+        connection = Connection(try Self.openQueue(name.text, path: path), held: name.descriptor)
         do {
             hasOldKeys = false
             try queue.writeWithoutTransaction { db in
@@ -67,22 +82,16 @@ public final class AccountStore: Sendable {
     private init(reading path: DatabasePath, name: SQLiteName, immutable: Bool) throws(StoreError) {
         self.path = path
         isReadOnly = true
-        held = name.descriptor
-        queue = immutable ? try Self.openImmutable(name, path: path) : try Self.openQueue(name.text, path: path)
+        let queue = immutable ? try Self.openImmutable(name, path: path) : try Self.openQueue(name.text, path: path)
+        connection = Connection(queue, held: name.descriptor)
         hasOldKeys = false
     }
 
     private init(reader: AccountStore, hasOldKeys: Bool) {
         path = reader.path
         isReadOnly = true
-        held = reader.held
-        queue = reader.queue
+        connection = reader.connection
         self.hasOldKeys = hasOldKeys
-    }
-
-    deinit {
-        // The held descriptor must outlive SQLite's own: closing it first would drop SQLite's locks.
-        if held != nil { try? queue.close() }
     }
 
     /// Opens an existing database read-only, or returns nil when there is none yet.

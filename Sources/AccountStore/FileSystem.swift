@@ -68,7 +68,7 @@ enum FileSystem {
 
         var folders: [[UInt8]] = []  // the canonical folder, one component each
         var infos: [stat] = [try status(at: [UInt8(ascii: "/")], path: path)]
-        try checkFolder(infos[0], at: [UInt8(ascii: "/")], parent: nil, path: path)
+        try checkFolder(infos[0], at: [UInt8(ascii: "/")], path: path)
         var links = 0
         while let next = pending.popLast() {
             if next == [UInt8(ascii: ".")] { continue }
@@ -97,7 +97,7 @@ enum FileSystem {
                 if target.first == UInt8(ascii: "/") { folders.removeAll(); infos.removeSubrange(1...) }
                 pending += components(target).reversed()
             case S_IFDIR:
-                try checkFolder(info, at: here, parent: infos.last!, path: path)
+                try checkFolder(info, at: here, path: path)
                 folders.append(next)
                 infos.append(info)
             default:
@@ -155,7 +155,7 @@ enum FileSystem {
     }
 
     /// Refuses a folder its group or others can write, unless sticky (they cannot replace what they do not own).
-    private static func checkFolder(_ info: stat, at folder: [UInt8], parent: stat?, path: DatabasePath) throws(StoreError) {
+    private static func checkFolder(_ info: stat, at folder: [UInt8], path: DatabasePath) throws(StoreError) {
         if info.st_mode & 0o022 != 0 && info.st_mode & S_ISVTX == 0 {
             throw .unavailable(reason: "cannot use \(path): the folder \(visible(folder)) can be written by other users "
                 + "(mode \(octal(info.st_mode))), who could replace what it holds")

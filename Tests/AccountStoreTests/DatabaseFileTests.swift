@@ -190,4 +190,28 @@ struct DatabaseFileTests {
             #expect(try store.passwordHash(forEmail: "BOB@example.com") == "h2")
         }
     }
+
+    @Test("a version-1 database at a path that is not UTF-8 is read by today's keys, and stays readable as stores come and go")
+    func version1AtANonUTF8Path() throws {
+        try withTemporaryFolder { folder throws in
+            let bytes = Array(folder.path.utf8) + Array("/d".utf8) + [0xFF] + Array(".sqlite".utf8)
+            let script = """
+                import os, sqlite3
+                db = sqlite3.connect(os.fsdecode(bytes.fromhex(os.environ["DBHEX"])))
+                db.executescript(os.environ["SQL"]); db.commit()
+                """
+            let sql = version1Schema + "INSERT INTO account (email, email_key, password_hash, created_at) "
+                + "VALUES ('ΟΔΥΣΣΕΑΣ@example.gr', 'οδυσσεασ@example.gr', 'h1', '2026-01-01T00:00:00Z');"
+            let made = try run(["python3", "-c", script], environment: ["DBHEX": bytes.map { String(format: "%02x", $0) }.joined(), "SQL": sql])
+            try #require(made.status == 0, "python3: \(made.error)")
+            let path = try DatabasePath(bytes)
+            for _ in 0..<2 {
+                let reader = try #require(try AccountStore.openExisting(at: path))
+                #expect(try reader.passwordHash(forEmail: "οδυσσεας@example.gr") == "h1")
+                #expect(try reader.accounts().count == 1)
+            }
+            let store = try AccountStore(at: path)
+            #expect(throws: StoreError.emailTaken) { try store.create(email: "οδυσσεας@example.gr", passwordHash: fakeHash) }
+        }
+    }
 }
