@@ -45,7 +45,7 @@ struct AccountRecord: Codable, FetchableRecord, MutablePersistableRecord {
 struct AccountRow: Decodable, FetchableRecord {
     /// Every account in id order, each column read safely (``SafeColumn``).
     static let selectAll = "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email, "
-        + "\(SafeColumn.text("created_at")) AS created_at FROM account ORDER BY id"
+        + "\(SafeColumn.text("created_at")) AS created_at FROM account ORDER BY account.id"
 
     var id: Int64
     var email: String

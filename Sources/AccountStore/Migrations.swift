@@ -121,7 +121,7 @@ enum Migrations {
     /// The first two accounts whose emails have one key under ``AccountStore/key(forEmail:)``, as a refusal.
     static func keyClash(_ db: Database, path: DatabasePath? = nil) throws -> StoreError? {
         var seen: [String: (id: Int64, email: String)] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email FROM account ORDER BY id")
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email FROM account ORDER BY account.id")
         while let row = try rows.next() {
             let id: Int64 = row["id"]
             let email: String = row["email"]
