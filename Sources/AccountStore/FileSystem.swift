@@ -240,8 +240,13 @@ enum FileSystem {
         guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0,
               result != nil, let directory = entry.pw_dir
         else { return nil }
-        let home = Array(UnsafeBufferPointer(start: UnsafeRawPointer(directory).assumingMemoryBound(to: UInt8.self), count: strlen(directory)))
+        let home = bytes(of: directory)
         return home.first == UInt8(ascii: "/") ? home : nil
+    }
+
+    /// The bytes of a C string, as they are (no UTF-8 repair).
+    static func bytes(of string: UnsafePointer<CChar>) -> [UInt8] {
+        Array(UnsafeBufferPointer(start: UnsafeRawPointer(string).assumingMemoryBound(to: UInt8.self), count: strlen(string)))
     }
 
     static func describe(_ code: Int32) -> String {

@@ -41,7 +41,10 @@ public enum StoreLocation: Sendable, Equatable {
 
     /// The same choice from this process's own environment, byte for byte (`getenv`).
     public static func chosen(option: [UInt8]?) throws(StoreError) -> StoreLocation {
-        try chosen(option: option, variable: { name in getenv(name).map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } })
+        try chosen(option: option, variable: { name in
+            guard let value = getenv(name) else { return nil }
+            return FileSystem.bytes(of: value)
+        })
     }
 
     /// The location for messages, with control characters made visible.
