@@ -7,7 +7,7 @@ struct ScriptAnswers {
     let conversation: Conversation
 
     /// Writes the prompt, reads a line, echoes it unless it is a secret, ends the line.
-    func read(_ prompt: Prompt) -> WizardInput {
+    func read(_ prompt: Prompt, discardTypeAhead: Bool) -> WizardInput {
         conversation.put(prompt.text)
         // At a terminal (--no-interactive), a secret must not be echoed as it is typed.
         let line = prompt.isSecret ? withEchoOff(input.fd) { input.next() } : input.next()
@@ -25,12 +25,15 @@ struct ScriptAnswers {
 
 /// Answers typed at a terminal: libedit for plain lines, masked entry for secrets.
 enum TerminalAnswers {
-    static func read(_ prompt: Prompt, from session: TerminalSession) -> WizardInput {
+    static func read(_ prompt: Prompt, discardTypeAhead: Bool, from session: TerminalSession) -> WizardInput {
         let isField = if case .field = prompt.question { true } else { false }
+        if discardTypeAhead { session.discardTypeAhead() }
         let read = prompt.isSecret
             ? session.readSecret(prompt: prompt.text)
-            : session.readLine(prompt: prompt.text, remember: isField)  // Up recalls emails, not "y" or "1"
+            : session.readLine(prompt: prompt.text, remember: isField, initial: prompt.initial)  // Up recalls emails, not "y" or "1"
         switch read {
+        case .unreadable(let problem):
+            return .unreadable(problem)
         case .line(let text):
             if text.utf8.count > LineInput.limit { return .unreadable(.tooLong(limit: LineInput.limit)) }
             if text.utf8.contains(0) { return .unreadable(.nulByte) }

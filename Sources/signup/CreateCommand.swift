@@ -65,9 +65,12 @@ struct CreateCommand: ParsableCommand {
             quiet: quiet
         )
         let stdin = LineInput(fd: 0)
+        let report = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1))
         // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
-        // the store hold signals back while it writes.
+        // the store hold signals back while it writes. A SIGINT while a script's line is awaited
+        // or the password hashed still says that nothing was saved (and `cancelled` in JSON).
         TerminalGuard.install()
+        TerminalGuard.prepareInterruptReport(conversation: report.cancellation.conversation, result: report.cancellation.result)
 
         var presets: [String: String] = [:]
         var unreadable: [String: InputProblem] = [:]
@@ -102,7 +105,8 @@ struct CreateCommand: ParsableCommand {
             let session = TerminalSession(programName: "signup", escapeSequences: conversation.style.color)
             var talk = conversation
             talk.output = session.write
-            let runner = WizardRunner(ask: { TerminalAnswers.read($0, from: session) }, submit: submit, conversation: talk)
+            let runner = WizardRunner(
+                ask: { TerminalAnswers.read($0, discardTypeAhead: $1, from: session) }, submit: submit, conversation: talk)
             outcome = runner.run(&wizard)
             session.close()
             TerminalGuard.restore()
@@ -111,7 +115,7 @@ struct CreateCommand: ParsableCommand {
             let runner = WizardRunner(ask: answers.read, submit: submit, conversation: conversation)
             outcome = runner.run(&wizard)
         }
-        let status = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1)).show(outcome)
+        let status = report.show(outcome)
         throw ExitCode(status)
     }
 

@@ -69,5 +69,7 @@ enum ExitStatus {
     static let invalid: Int32 = 65
     static let incomplete: Int32 = 66
     static let storage: Int32 = 74
+    /// The result could not be written to standard output (EX_IOERR, as for storage).
+    static let unwritable: Int32 = 74
     static let cancelled: Int32 = 130
 }
