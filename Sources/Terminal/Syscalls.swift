@@ -32,6 +32,9 @@ struct PollResult: Equatable {
 }
 
 enum Sys {
+    /// Whether `path` is a file this process can read. The corresponding C function is `access(R_OK)`.
+    static func isReadableFile(_ path: String) -> Bool { access(path, R_OK) == 0 }
+
     /// The corresponding C function is `isatty`.
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
