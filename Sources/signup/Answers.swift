@@ -11,10 +11,13 @@ struct ScriptAnswers {
         conversation.put(prompt.text)
         // At a terminal (--no-interactive), a secret must not be echoed as it is typed.
         let line = prompt.isSecret ? withEchoOff(input.fd) { input.next() } : input.next()
-        if case .text(let text) = line, !prompt.isSecret {
-            conversation.put(text)
+        // At a terminal (--no-interactive) the terminal has echoed the line and its end already
+        // (a secret's end only): echoing again would show the email twice.
+        let terminalEchoed = isTerminal(input.fd) && line != .endOfInput
+        if case .text(let text) = line, !prompt.isSecret, !terminalEchoed {
+            conversation.put(VisibleText.of(text))
         }
-        conversation.put("\n")
+        if !terminalEchoed { conversation.put("\n") }
         switch line {
         case .text(let text): return .answer(text)
         case .unreadable(let problem): return .unreadable(problem)
