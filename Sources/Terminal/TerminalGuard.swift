@@ -52,6 +52,10 @@ public enum TerminalGuard {
             SignalSafe.setInfoHandler(sig, onCrash, flags: restart | Int32(truncatingIfNeeded: SA_ONSTACK),
                                       previous: state.previous + Int(sig))
         }
+        // A parent may have left signals blocked (a test runner, a service manager): then Ctrl-C
+        // would wait for ever and a SIGTERM would not restore anything. What is handled here is
+        // let through.
+        for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT, SIGWINCH] { SignalSafe.unblock(sig) }
     }
 
     /// What a SIGINT that ends the process outside a read writes first: `conversation` to standard

@@ -97,7 +97,10 @@ struct CreateCommand: ParsableCommand {
             presets: presets, unreadablePresets: unreadable
         )
         let storePath = db ?? AccountStore.defaultPath(environment: environment)
-        let submit = { (submission: Submission) in Self.store(submission, at: storePath, dryRun: dryRun) }
+        let quiet = quiet
+        let submit = { (submission: Submission) in
+            Self.store(submission, at: storePath, dryRun: dryRun, waiting: { if !quiet { IO.write($0 + "\n", to: 2) } })
+        }
 
         let outcome: Outcome
         if interactive {
@@ -151,7 +154,8 @@ struct CreateCommand: ParsableCommand {
     }
 
     /// Hashes and stores one submission; a dry run checks the email against an existing database only.
-    static func store(_ submission: Submission, at path: String, dryRun: Bool) -> SubmitResult {
+    static func store(_ submission: Submission, at path: String, dryRun: Bool,
+                      waiting: @escaping @Sendable (String) -> Void = { _ in }) -> SubmitResult {
         do throws(StoreError) {
             let hash = try PasswordHasher.hash(submission.password)
             if dryRun {
@@ -161,6 +165,10 @@ struct CreateCommand: ParsableCommand {
             // From here a signal must not make the exit code lie: a committed account is reported
             // as created; a signal held back during a write that failed ends the process after it.
             TerminalGuard.holdSignals()
+            // A write that takes longer than a moment is waiting for another writer's lock: say so.
+            let notice = DispatchWorkItem { waiting("Waiting for the database: another program is writing to it…") }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1, execute: notice)
+            defer { notice.cancel() }
             do {
                 let account = try AccountStore(path: path).create(email: submission.email, passwordHash: hash)
                 return .created(id: account.id)
