@@ -23,12 +23,15 @@ struct VerifyCommand: ParsableCommand {
         let password: Secret
         if isTerminal(0) && isTerminal(2) {
             TerminalGuard.install()
+            TerminalGuard.prepareInterruptReport(conversation: "Nothing was checked.\n", result: "")
             let environment = ProcessInfo.processInfo.environment
             let session = TerminalSession(
                 programName: "signup",
                 escapeSequences: TerminalCapabilities.knowsTerminal(environment: environment) && (environment["NO_COLOR"] ?? "").isEmpty
             )
             // The prompt names the account, as the person typed it (made visible: it is outside text).
+            // Keys typed before it appeared are not its answer (as at the wizard's first prompt).
+            session.discardTypeAhead()
             let read = session.readSecret(prompt: "Password for \(VisibleText.of(email)): ")
             session.close()
             switch read {
