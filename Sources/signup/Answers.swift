@@ -8,9 +8,10 @@ struct ScriptAnswers {
 
     /// Writes the prompt, reads a line, echoes it unless it is a secret, ends the line.
     func read(_ prompt: Prompt, discardTypeAhead: Bool) -> WizardInput {
-        conversation.put(prompt.text)
-        // At a terminal (--no-interactive), a secret must not be echoed as it is typed.
-        let line = prompt.isSecret ? withEchoOff(input.fd) { input.next() } : input.next()
+        // At a terminal (--no-interactive), a secret must not be echoed as it is typed: echo goes
+        // off before the prompt is written, or keys typed the instant it appears are echoed.
+        let ask = { conversation.put(prompt.text); return input.next() }
+        let line = prompt.isSecret ? withEchoOff(input.fd, ask) : ask()
         // At a terminal (--no-interactive) the terminal has echoed the line and its end already
         // (a secret's end only): echoing again would show the email twice.
         let terminalEchoed = isTerminal(input.fd) && line != .endOfInput

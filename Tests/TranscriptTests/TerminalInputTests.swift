@@ -125,6 +125,25 @@ import Testing
         #expect(!terminal.text().contains("do not match"), "\(family): a key became part of the password")
     }
 
+    // MARK: - --no-interactive at a terminal
+
+    @Test func noInteractiveAtATerminalShowsTheEmailOnce() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.start(["--no-interactive"], scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        try terminal.send("alice@example.com\r")
+        try terminal.expect("Password: ", timeout: 10)
+        try terminal.send("Quartz-Lantern-58\r")
+        try terminal.expect("Confirm password: ", timeout: 10)
+        try terminal.send("Quartz-Lantern-58\r")
+        #expect(try terminal.wait(timeout: 10) == .exited(0))
+        let screen = Screen.render(terminal.transcript)
+        #expect(screen.components(separatedBy: "alice@example.com").count == 3, "the email is shown once, then in the result:\n\(screen)")
+        #expect(!screen.contains("\n\n"), "a blank line after a prompt:\n\(screen)")
+        #expect(!terminal.transcript.containsBytes("Quartz-Lantern-58".utf8))
+    }
+
     // MARK: - Backspace over whole characters
 
     @Test(arguments: ["👍🏽", "🇫🇷", "e\u{301}", "👩‍👩‍👧"])
