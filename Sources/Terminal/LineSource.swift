@@ -277,12 +277,17 @@ final class LineSource {
     /// The next byte from the terminal; `timeout` in milliseconds, -1 to wait for ever.
     private func nextByte(timeout: Int32 = -1) -> ByteEvent {
         while true {
+            // Ctrl-C first: bytes read with it or after it (`y⏎` typed at once) are not this
+            // answer's, nor the answer to the question the interrupt brings.
+            if GuardState.takeInterrupt() {
+                discardPending()
+                return .interrupted
+            }
             if chunkStart < chunkEnd {
                 let byte = chunk[chunkStart]
                 chunkStart += 1
                 return .byte(byte)
             }
-            if GuardState.takeInterrupt() { return .interrupted }
             if GuardState.takeResumed() { redraw() }
             if GuardState.takeResized() { editor?.resize() }
             let wake = GuardState.wakeRead.load(ordering: .relaxed)
