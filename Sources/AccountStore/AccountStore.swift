@@ -136,7 +136,13 @@ public final class AccountStore: Sendable {
     /// The email is stored trimmed and in NFC, as entered otherwise; its
     /// ``key(forEmail:)`` must be unique, else this throws ``StoreError/emailTaken``.
     /// `passwordHash` must already be a hash (see ``PasswordHasher``).
-    public func create(email: String, passwordHash: String, at date: Date = Date()) throws(StoreError) -> Account {
+    ///
+    /// `whenLocked` runs once this process holds the write lock, just before the insert and
+    /// the commit: a caller that must not be interrupted while committing (but may be while
+    /// waiting for another writer) holds its signals there.
+    public func create(
+        email: String, passwordHash: String, at date: Date = Date(), whenLocked: () -> Void = {}
+    ) throws(StoreError) -> Account {
         guard !isReadOnly else {
             throw .unavailable(reason: "the database \(path) is read-only (opened for reading)")
         }
@@ -149,6 +155,7 @@ public final class AccountStore: Sendable {
         )
         try access { try queue.writeWithoutTransaction { db in
             try db.inTransaction(.immediate) {
+                whenLocked()
                 try record.insert(db)
                 return .commit
             }

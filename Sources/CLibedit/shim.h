@@ -76,3 +76,18 @@ static inline int signup_history_enter(History *h, const char *line) {
     HistEvent ev;
     return history(h, &ev, H_ENTER, line);
 }
+
+// The terminal modes libedit sets while it edits (-d) and restores after each line (-x): carriage
+// return and line feed arrive as typed (so CR LF can be told from two Enters), and between lines
+// nothing typed is echoed and the kernel edits nothing (type-ahead stays unseen until it is read
+// or discarded). el_set(EL_SETTY) is variadic; each call here is one fixed argument list.
+static inline int signup_el_setty_session(EditLine *el) {
+    int edit = el_set(el, EL_SETTY, "-d", "-icrnl", "-inlcr", "-igncr", NULL);
+    int rest = el_set(el, EL_SETTY, "-x", "-icrnl", "-inlcr", "-igncr", "-echo", "-echonl", "-icanon", "-iexten", NULL);
+    return edit | rest;
+}
+
+// Puts text into libedit's input, read before the terminal: an answer to start editing from.
+static inline void signup_el_push(EditLine *el, const char *text) {
+    el_push(el, text);
+}

@@ -54,11 +54,14 @@ public struct Prompt: Sendable, Equatable {
     public var text: String
     /// Whether the answer is a secret: masked, never echoed, never in history.
     public var isSecret: Bool
+    /// The answer to start editing from (a field changed from the review); "" for none. Never a secret.
+    public var initial: String
 
-    public init(question: Question, text: String, isSecret: Bool) {
+    public init(question: Question, text: String, isSecret: Bool, initial: String = "") {
         self.question = question
         self.text = text
         self.isSecret = isSecret
+        self.initial = initial
     }
 }
 

@@ -22,6 +22,7 @@ public struct SignupWizard: Sendable {
     private let estimator: StrengthEstimator
     private var step = Step.notStarted
     private var personAnswered = false
+    private var reviewExplained = false
 
     /// A wizard over `form` (see ``SignupForm/make(policy:strength:)``); `presets` answer
     /// fields before the conversation starts (`--email`, a password source).
@@ -49,11 +50,7 @@ public struct SignupWizard: Sendable {
     /// Starts the conversation: the banner and the first question.
     public mutating func start() -> [WizardEffect] {
         precondition(step == .notStarted, "start() called twice")
-        var effects: [WizardEffect] = [.banner(Self.banner)]
-        if mode == .interactive, let name = form.firstFieldNeedingAnswer {
-            effects += form.visibleErrors(for: name).isEmpty ? [] : [.errors(form.visibleErrors(for: name))]
-        }
-        return effects + next()
+        return [.banner(Self.banner)] + next()
     }
 
     /// Takes one input and returns what to do about it.
@@ -108,10 +105,19 @@ public struct SignupWizard: Sendable {
 
         if name == SignupForm.confirm, errors.contains(where: { $0.reason == "mismatch" }) {
             controller.update { $0.reset(SignupForm.password) }
-            return effects + [ask(.field(SignupForm.password))]
+            return effects + askField(SignupForm.password)
         }
-        if !errors.isEmpty { return effects + [ask(.field(name))] }
+        if !errors.isEmpty { return effects + askField(name, reasonsShown: true) }
         return effects + next()
+    }
+
+    /// Asks field `name`. A person asked a field again hears why first: its failing rules come
+    /// before the prompt, whatever made it fail (its own answer, a changed email that the
+    /// password now contains, a password source that failed its rules, the store).
+    private mutating func askField(_ name: String, reasonsShown: Bool = false, initial: String = "") -> [WizardEffect] {
+        let errors = form.visibleErrors(for: name)
+        let reasons: [WizardEffect] = mode == .interactive && !reasonsShown && !errors.isEmpty ? [.errors(errors)] : []
+        return reasons + [ask(.field(name), initial: initial)]
     }
 
     /// The strength to show after a password: when it passes every rule but those about strength.
@@ -130,7 +136,7 @@ public struct SignupWizard: Sendable {
     private mutating func next() -> [WizardEffect] {
         switch mode {
         case .interactive:
-            if let name = form.firstFieldNeedingAnswer { return [ask(.field(name))] }
+            if let name = form.firstFieldNeedingAnswer { return askField(name) }
             return review()
         case .script:
             if let field = form.fields.first(where: { !$0.isAnswered }) { return [ask(.field(field.name))] }
@@ -141,14 +147,19 @@ public struct SignupWizard: Sendable {
     // MARK: - Review, edit, submit
 
     private mutating func review() -> [WizardEffect] {
-        [
+        var effects: [WizardEffect] = [
             .review([
                 ReviewLine(label: "Email", value: form[SignupForm.email]?.value ?? ""),
                 ReviewLine(label: "Password", value: "set (\(strengthOfPassword.label))"),
             ]),
-            ask(.review),
         ]
+        // [Y/n/e] is explained once, the first time, before it is answered.
+        if !reviewExplained { effects.append(.notice(Self.reviewHelp)) }
+        reviewExplained = true
+        return effects + [ask(.review)]
     }
+
+    private static let reviewHelp = "Answer y to create the account, n to cancel, or e to change an answer."
 
     private mutating func reply(_ text: String, to question: Question) -> [WizardEffect] {
         let answer = text.trimmingSpaces.lowercased()
@@ -160,7 +171,7 @@ public struct SignupWizard: Sendable {
             case "e", "edit":
                 let labels = Self.editableFields.map { form[$0]?.label ?? $0 }
                 return [.choices(labels), ask(.pickField)]
-            default: return [.notice("Answer y to create the account, n to cancel, or e to change an answer."), ask(.review)]
+            default: return [.notice(Self.reviewHelp), ask(.review)]
             }
         case .pickField:
             if answer.isEmpty { return review() }
@@ -170,8 +181,10 @@ public struct SignupWizard: Sendable {
             guard let name = chosen else {
                 return [.notice("Enter a number from 1 to \(fields.count), or press Enter to go back."), ask(.pickField)]
             }
+            // A text answer is changed from where it is (Enter keeps it); a password, never shown, is typed anew.
             if name == SignupForm.password { controller.update { $0.reset(SignupForm.password) } }
-            return [ask(.field(name))]
+            let current = form[name].map { $0.isSecret ? "" : $0.value } ?? ""
+            return askField(name, initial: current)
         case .retry:
             switch answer {
             case "", "y", "yes": return submit()
@@ -189,8 +202,7 @@ public struct SignupWizard: Sendable {
         guard controller.begin() else {
             let errors = form.fields.flatMap { form.errors(for: $0.name) }
             if mode == .script { return finish(.invalid(errors)) }
-            let name = controller.fieldToRevisit ?? SignupForm.email
-            return [.errors(form.visibleErrors(for: name)), ask(.field(name))]
+            return askField(controller.fieldToRevisit ?? SignupForm.email)
         }
         step = .submitting
         let submission = Submission(
@@ -210,8 +222,7 @@ public struct SignupWizard: Sendable {
             let taken = FieldError(field: SignupForm.email, code: "email.taken", message: "An account with this email already exists")
             controller.finish(.failure(.fields([taken])))
             if mode == .script { return finish(.invalid([taken])) }
-            let name = controller.fieldToRevisit ?? SignupForm.email
-            return [.errors(form.visibleErrors(for: name)), ask(.field(name))]
+            return askField(controller.fieldToRevisit ?? SignupForm.email)
         case .unavailable(let reason):
             controller.finish(.failure(.unavailable(reason: reason)))
             if mode == .script { return finish(.storageFailed(reason: reason)) }
@@ -241,9 +252,11 @@ public struct SignupWizard: Sendable {
 
     // MARK: - Prompts
 
-    private mutating func ask(_ question: Question) -> WizardEffect {
+    private mutating func ask(_ question: Question, initial: String = "") -> WizardEffect {
         step = .asking(question)
-        return .ask(prompt(for: question))
+        var prompt = prompt(for: question)
+        prompt.initial = initial
+        return .ask(prompt)
     }
 
     private func prompt(for question: Question) -> Prompt {

@@ -24,6 +24,13 @@ struct EditLineHandle {
     /// The corresponding C call is `el_set(EL_SIGNAL, on)`.
     func setHandlesSignals(_ on: Bool) { _ = signup_el_set_signal(pointer, on ? 1 : 0) }
 
+    /// The corresponding C calls are `el_set(EL_SETTY, "-d", …)` and `el_set(EL_SETTY, "-x", …)`
+    /// (see the shim header): CR and LF as typed, and no echo between lines.
+    func setSessionModes() -> Bool { signup_el_setty_session(pointer) == 0 }
+
+    /// The corresponding C function is `el_push`: `text` is read before the terminal.
+    func push(_ text: String) { signup_el_push(pointer, text) }
+
     /// The corresponding C call is `el_set(EL_CLIENTDATA, data)`.
     func setClientData(_ data: UnsafeMutableRawPointer?) { _ = signup_el_set_clientdata(pointer, data) }
 

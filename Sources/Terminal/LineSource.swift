@@ -46,6 +46,13 @@ final class LineSource {
     private let secret = UnsafeMutableRawBufferPointer.allocate(byteCount: maximumLineBytes + 8, alignment: 1)
     private var secretCount = 0
 
+    /// Whether Up and Down (and Ctrl-P, Ctrl-N) recall history in this read; not at a yes/no question.
+    private var historyKeys = true
+    /// Whether a byte of this read was not UTF-8 (text mode shows it as U+FFFD).
+    private(set) var sawInvalidUTF8 = false
+    /// A carriage return just ended a line: a line feed right after it belongs to the same line end.
+    private var swallowLineFeed = false
+
     init(input: Int32, output: Int32) {
         self.input = input
         self.output = output
@@ -67,22 +74,38 @@ final class LineSource {
         prompt = Self.copyCString(text)
     }
 
-    /// Starts a read in `mode`.
-    func begin(_ mode: Mode) {
+    /// Starts a read in `mode`; without `historyKeys`, Up and Down do nothing.
+    func begin(_ mode: Mode, historyKeys: Bool = true) {
         self.mode = mode
+        self.historyKeys = historyKeys
         ending = nil
         pendingEnding = nil
         textBytes = 0
         textOverflow = false
+        sawInvalidUTF8 = false
         clearSecret()
+        // A line feed that did not come with its carriage return is a key of its own (Ctrl-J).
+        if swallowLineFeed, chunkStart == chunkEnd, !Sys.hasInput(input) { swallowLineFeed = false }
     }
 
-    /// The secret typed in this read, then forgets it.
-    func takeSecret() -> String {
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: secret[0..<secretCount]), as: UTF8.self)
-        clearSecret()
-        return text
+    /// Forgets every byte read from the terminal but not yet used (type-ahead), zeroing it.
+    func discardPending() {
+        Sys.zero(chunk)
+        chunkStart = 0
+        chunkEnd = 0
+        queued.removeAll()
+        queuedHead = 0
+        swallowLineFeed = false
     }
+
+    /// The secret typed in this read, then forgets it; nil when its bytes are not UTF-8.
+    func takeSecret() -> String? {
+        defer { clearSecret() }
+        return String(validating: UnsafeRawBufferPointer(rebasing: secret[0..<secretCount]), as: UTF8.self)
+    }
+
+    /// Forgets the secret typed in this read.
+    func discardSecret() { clearSecret() }
 
     /// libedit's read function: 1 with a character in `out`, 0 at end of input, -1 when interrupted.
     func nextCharacter(into out: UnsafeMutablePointer<wchar_t>) -> Int32 {
@@ -103,7 +126,7 @@ final class LineSource {
                 return 1
             }
             if let pendingEnding { return finish(pendingEnding) }
-            switch nextByte() {
+            switch nextLineByte() {
             case .ended: return finish(.endOfInput)
             case .interrupted: return finish(.interrupted)
             case .timedOut: continue
@@ -112,8 +135,9 @@ final class LineSource {
                 case 0x04 where editor?.lineIsEmpty ?? true:
                     return finish(.endOfInput)  // before libedit prints "^D"
                 case 0x1B:
-                    let sequence = readEscapeSequence()
-                    if !Self.isPasteMarker(sequence) { queued.append(contentsOf: sequence.map { wchar_t($0) }) }
+                    queue(EditingKey(sequence: readEscapeSequence()))
+                case 0x10 where !historyKeys, 0x0E where !historyKeys:
+                    continue  // Ctrl-P, Ctrl-N: no history at a question
                 case 0x00..<0x20, 0x7F:
                     out.pointee = wchar_t(byte)
                     return 1
@@ -122,13 +146,25 @@ final class LineSource {
                     out.pointee = wchar_t(byte)
                     return 1
                 default:
-                    let scalar = decodeScalar(startingWith: byte)
+                    let (scalar, valid) = decodeScalar(startingWith: byte)
+                    if !valid { sawInvalidUTF8 = true }
                     guard admitsText(scalar.utf8.count) else { continue }
                     out.pointee = wchar_t(bitPattern: scalar.value)
                     return 1
                 }
             }
         }
+    }
+
+    /// Queues the control keys that do `key`'s job in libedit, or nothing.
+    private func queue(_ key: EditingKey) {
+        switch key {
+        case .up where !historyKeys, .down where !historyKeys: return
+        case .deleteForward where editor?.lineIsEmpty ?? true: return  // ^D there would end the input
+        case .keypad: if !admitsText(1) { return }
+        default: break
+        }
+        queued.append(contentsOf: key.libeditKeys)
     }
 
     /// Whether the line may grow by `count` bytes; past the limit the rest of the line is dropped.
@@ -150,7 +186,7 @@ final class LineSource {
     private func nextSecretCharacter(into out: UnsafeMutablePointer<wchar_t>) -> Int32 {
         while true {
             if let pendingEnding { return finish(pendingEnding) }
-            switch nextByte() {
+            switch nextLineByte() {
             case .ended: return finish(.endOfInput)
             case .interrupted: return finish(.interrupted)
             case .timedOut: continue
@@ -163,7 +199,12 @@ final class LineSource {
                 case 0x15: clearSecret()  // Ctrl-U
                 case 0x17: eraseSecretWord()  // Ctrl-W
                 case 0x04 where secretCount == 0: return finish(.endOfInput)
-                case 0x1B: _ = readEscapeSequence()  // arrows, F-keys, Home/End, paste markers
+                case 0x1B:
+                    // No key of any terminal family adds to a secret, except Enter on the keypad.
+                    if EditingKey(sequence: readEscapeSequence()) == .enter {
+                        out.pointee = 0x0A
+                        return 1
+                    }
                 case 0x09: appendSecret(byte)  // kept, so the password rules can reject it
                 case 0x00..<0x20: continue  // other control keys do nothing
                 default: appendSecret(byte)
@@ -178,12 +219,20 @@ final class LineSource {
         secretCount += 1
     }
 
+    /// Removes the last `Character` (a grapheme: an emoji with its modifiers, a flag, a letter
+    /// with its combining accents), as the password rules count them; the last byte when the
+    /// secret so far is not UTF-8.
     private func eraseSecretCharacter() {
-        while secretCount > 0 {
+        guard secretCount > 0 else { return }
+        let bytes = UnsafeRawBufferPointer(rebasing: secret[0..<secretCount])
+        var remove = 1
+        if var text = String(validating: bytes, as: UTF8.self), let last = text.last {
+            remove = String(last).utf8.count
+            text.withUTF8 { Sys.zero(UnsafeMutableRawBufferPointer(mutating: UnsafeRawBufferPointer($0))) }
+        }
+        for _ in 0..<min(remove, secretCount) {
             secretCount -= 1
-            let byte = secret[secretCount]
             secret[secretCount] = 0
-            if byte & 0xC0 != 0x80 { break }
         }
     }
 
@@ -212,15 +261,33 @@ final class LineSource {
         return ending == .endOfInput ? 0 : -1
     }
 
+    /// The next byte of a line: a line feed right after a carriage return is dropped, so CR LF
+    /// (Enter then Ctrl-J, a pasted Windows line, a terminal in LNM mode) is one line end.
+    private func nextLineByte() -> ByteEvent {
+        while true {
+            let event = nextByte()
+            guard case .byte(let byte) = event else { return event }
+            let afterReturn = swallowLineFeed
+            swallowLineFeed = byte == 0x0D
+            if byte == 0x0A && afterReturn { continue }
+            return event
+        }
+    }
+
     /// The next byte from the terminal; `timeout` in milliseconds, -1 to wait for ever.
     private func nextByte(timeout: Int32 = -1) -> ByteEvent {
         while true {
+            // Ctrl-C first: bytes read with it or after it (`y⏎` typed at once) are not this
+            // answer's, nor the answer to the question the interrupt brings.
+            if GuardState.takeInterrupt() {
+                discardPending()
+                return .interrupted
+            }
             if chunkStart < chunkEnd {
                 let byte = chunk[chunkStart]
                 chunkStart += 1
                 return .byte(byte)
             }
-            if GuardState.takeInterrupt() { return .interrupted }
             if GuardState.takeResumed() { redraw() }
             if GuardState.takeResized() { editor?.resize() }
             let wake = GuardState.wakeRead.load(ordering: .relaxed)
@@ -270,41 +337,56 @@ final class LineSource {
         }
         sequence.append(next)
         switch next {
-        case UInt8(ascii: "["):  // CSI: parameters and intermediates, then a final byte
+        case UInt8(ascii: "["):  // CSI: parameters, then a final byte
+            guard let first = followingByte() else { break }
+            sequence.append(first)
+            // The Linux console's F1-F5 are ESC [ [ A…E; `$` ends rxvt's Shift keys (ESC[2$).
+            if first == UInt8(ascii: "[") {
+                if let key = followingByte() { sequence.append(key) }
+                break
+            }
+            if Self.endsKeySequence(first) { break }
+            guard (0x20...0x7E).contains(first) else { unreadByte(); sequence.removeLast(); break }
             while sequence.count < 64, let byte = followingByte() {
                 guard (0x20...0x7E).contains(byte) else { unreadByte(); break }
                 sequence.append(byte)
-                if (0x40...0x7E).contains(byte) { break }
+                if Self.endsKeySequence(byte) { break }
             }
-        case UInt8(ascii: "O"):  // SS3: one more byte (F1-F4, keypad arrows)
-            if let byte = followingByte() { sequence.append(byte) }
+        case UInt8(ascii: "O"):  // SS3: an optional modifier (ESC O 5 D), then a final byte
+            while sequence.count < 8, let byte = followingByte() {
+                guard (0x20...0x7E).contains(byte) else { unreadByte(); break }
+                sequence.append(byte)
+                if !(0x30...0x3B).contains(byte) { break }
+            }
         default:
             break  // Alt with a key
         }
         return sequence
     }
 
-    private static func isPasteMarker(_ sequence: [UInt8]) -> Bool {
-        sequence == Array("\u{1B}[200~".utf8) || sequence == Array("\u{1B}[201~".utf8)
+    /// A CSI final byte, or rxvt's `$`.
+    private static func endsKeySequence(_ byte: UInt8) -> Bool {
+        (0x40...0x7E).contains(byte) || byte == UInt8(ascii: "$")
     }
 
-    /// Decodes one UTF-8 scalar whose first byte is `first`; bad input becomes U+FFFD.
-    private func decodeScalar(startingWith first: UInt8) -> Unicode.Scalar {
+    /// Decodes one UTF-8 scalar whose first byte is `first`; bad input becomes U+FFFD, marked not valid.
+    private func decodeScalar(startingWith first: UInt8) -> (Unicode.Scalar, valid: Bool) {
+        let bad = (Self.replacement, valid: false)
         let (length, initial, minimum): (Int, UInt32, UInt32)
         switch first {
         case 0xC2...0xDF: (length, initial, minimum) = (1, UInt32(first & 0x1F), 0x80)
         case 0xE0...0xEF: (length, initial, minimum) = (2, UInt32(first & 0x0F), 0x800)
         case 0xF0...0xF4: (length, initial, minimum) = (3, UInt32(first & 0x07), 0x10000)
-        default: return Self.replacement
+        default: return bad
         }
         var value = initial
         for _ in 0..<length {
-            guard let byte = followingByte() else { return Self.replacement }
-            guard byte & 0xC0 == 0x80 else { unreadByte(); return Self.replacement }
+            guard let byte = followingByte() else { return bad }
+            guard byte & 0xC0 == 0x80 else { unreadByte(); return bad }
             value = value << 6 | UInt32(byte & 0x3F)
         }
-        guard value >= minimum, let scalar = Unicode.Scalar(value) else { return Self.replacement }
-        return scalar
+        guard value >= minimum, let scalar = Unicode.Scalar(value) else { return bad }
+        return (scalar, valid: true)
     }
 
     private static func copyCString(_ text: String) -> UnsafeMutablePointer<CChar> {

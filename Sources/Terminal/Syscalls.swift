@@ -32,6 +32,9 @@ struct PollResult: Equatable {
 }
 
 enum Sys {
+    /// Whether `path` is a file this process can read. The corresponding C function is `access(R_OK)`.
+    static func isReadableFile(_ path: String) -> Bool { access(path, R_OK) == 0 }
+
     /// The corresponding C function is `isatty`.
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
@@ -96,6 +99,15 @@ enum Sys {
         result.wakeReady = wake >= 0 && fds[1].revents & Int16(POLLIN) != 0
         return result
     }
+
+    /// Whether `fd` has input waiting now. The corresponding C function is `poll` with no timeout.
+    static func hasInput(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return Glibc.poll(&entry, 1, 0) > 0 && entry.revents & Int16(POLLIN) != 0
+    }
+
+    /// Discards what was typed but not yet read. The corresponding C function is `tcflush(TCIFLUSH)`.
+    static func discardInput(_ fd: Int32) { _ = tcflush(fd, TCIFLUSH) }
 
     /// The corresponding C functions are `pipe`, then `fcntl` for `FD_CLOEXEC` and `O_NONBLOCK` on both ends.
     static func makePipe() throws(SystemError) -> (read: Int32, write: Int32) {
@@ -168,6 +180,9 @@ enum SignalSafe {
     /// The corresponding C function is `tcgetattr`.
     static func getMode(_ fd: Int32, _ mode: UnsafeMutablePointer<termios>) -> Bool { tcgetattr(fd, mode) == 0 }
 
+    /// The corresponding C function is `tcflush(TCIFLUSH)`: type-ahead must not reach the shell.
+    static func discardInput(_ fd: Int32) { _ = tcflush(fd, TCIFLUSH) }
+
     /// The corresponding C function is `tcsetattr` with `TCSANOW`.
     static func setMode(_ fd: Int32, _ mode: UnsafePointer<termios>) { _ = tcsetattr(fd, TCSANOW, mode) }
 
@@ -190,6 +205,28 @@ enum SignalSafe {
         action.sa_flags = flags | SA_SIGINFO
         sigemptyset(&action.sa_mask)
         _ = sigaction(sig, &action, previous)
+    }
+
+    /// Whether `sig` has its default action now (not ignored, not handled); false for a signal
+    /// that cannot be changed. The corresponding C function is `sigaction` with no new action.
+    static func hasDefaultAction(_ sig: Int32) -> Bool {
+        var current = sigaction()
+        guard sigaction(sig, nil, &current) == 0 else { return false }
+        return current.__sigaction_handler.sa_handler == nil
+    }
+
+    /// Whether the environment has `name`, read before any handler runs. The corresponding C function is `getenv`.
+    static func environmentHas(_ name: String) -> Bool { getenv(name) != nil }
+
+    /// The corresponding C function is `write`, once, of `count` bytes; errors ignored.
+    static func write(_ fd: Int32, _ bytes: UnsafePointer<UInt8>, _ count: Int) {
+        guard count > 0 else { return }
+        _ = Glibc.write(fd, bytes, count)
+    }
+
+    /// Writes a static string; for the one-byte line end a handler writes.
+    static func write(_ fd: Int32, _ text: StaticString) {
+        write(fd, text.utf8Start, text.utf8CodeUnitCount)
     }
 
     /// The corresponding C function is `sigaction` putting back a saved action.

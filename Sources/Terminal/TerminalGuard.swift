@@ -4,12 +4,18 @@ import Synchronization
 /// Puts the terminal back the way it was on every way out: normal exit, signals, stop and continue, crashes.
 ///
 /// `install()` saves the mode of standard input, then:
-/// - SIGTERM, SIGHUP, SIGQUIT restore it, reset the signal to its default and re-raise it,
-///   so the process dies by the signal and its parent sees that.
-/// - SIGINT during a `TerminalSession` read ends that read with `.interrupted`;
-///   at any other time it restores the terminal and re-raises (exit status 130 in a shell).
-/// - SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS restore it and hand the signal to the
-///   handler that was there before (Swift's crash report), which then runs.
+/// - every signal whose default action ends the process (SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+///   SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGSTKFLT, SIGPWR, SIGSYS, the
+///   real-time signals…) and that nobody else handles or ignores restores it, ends the line a
+///   prompt left open, resets the signal to its default and re-raises it, so the process dies
+///   by the signal and its parent sees that.
+/// - SIGINT during a `TerminalSession` read ends that read with `.interrupted`; at any other
+///   time it does the same as above, after writing the report set with
+///   ``prepareInterruptReport(conversation:result:)`` ("Nothing was saved.", a JSON result).
+/// - SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGSEGV, SIGBUS restore it and end the process by the
+///   signal's default action (the core size limit is 0: no core). Swift's crash reporter, which
+///   at a terminal offers an interactive debugger and holds the terminal 30 s, runs only when
+///   a developer asked for it with `SWIFT_BACKTRACE`.
 /// - SIGTSTP (Ctrl-Z) restores it and stops; on continue it re-applies the mode that was
 ///   active (a password prompt stays masked) and the session redraws its prompt.
 public enum TerminalGuard {
@@ -27,17 +33,45 @@ public enum TerminalGuard {
         // SA_RESTART keeps other code's system calls from failing with EINTR; the session waits
         // in poll(2), which a handler always interrupts, and also watches the wake-up pipe.
         let restart = SA_RESTART
-        for sig in [SIGTERM, SIGHUP, SIGQUIT] {
+        let crashes = [SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGSEGV, SIGBUS]
+        // Default action: stop, continue or nothing. SIGKILL and SIGSTOP cannot be caught.
+        let harmless = [SIGCHLD, SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU, SIGURG, SIGWINCH, SIGKILL]
+        for sig in 1..<Int32(GuardState.signalSlots) where !crashes.contains(sig) && !harmless.contains(sig) && sig != SIGINT {
+            // Leave alone a signal another part of the program ignores (SIGPIPE) or handles;
+            // glibc's own real-time signals refuse to be changed.
+            guard SignalSafe.hasDefaultAction(sig) else { continue }
             SignalSafe.setHandler(sig, onFatalSignal, flags: restart)
         }
         SignalSafe.setHandler(SIGINT, onInterrupt, flags: restart)
         SignalSafe.setHandler(SIGTSTP, onStop, flags: restart)
         SignalSafe.setHandler(SIGCONT, onContinue, flags: restart)
         SignalSafe.setHandler(SIGWINCH, onResize, flags: restart)
-        for sig in [SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS] {
+        let chain = SignalSafe.environmentHas("SWIFT_BACKTRACE")
+        GuardState.chainCrashes.store(chain, ordering: .sequentiallyConsistent)
+        for sig in crashes {
             SignalSafe.setInfoHandler(sig, onCrash, flags: restart | Int32(truncatingIfNeeded: SA_ONSTACK),
                                       previous: state.previous + Int(sig))
         }
+        // A parent may have left signals blocked (a test runner, a service manager): then Ctrl-C
+        // would wait for ever and a SIGTERM would not restore anything. What is handled here is
+        // let through.
+        for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT, SIGWINCH] { SignalSafe.unblock(sig) }
+    }
+
+    /// What a SIGINT that ends the process outside a read writes first: `conversation` to standard
+    /// error, `result` to standard output (both may be empty). A script, or a person waiting
+    /// while the password is hashed, still hears that nothing was saved, and `--json` still gets
+    /// `{"status":"cancelled"}`. Each text is cut to 1 KiB.
+    public static func prepareInterruptReport(conversation: String, result: String) {
+        install()
+        GuardState.shared.interruptConversation.set(conversation)
+        GuardState.shared.interruptResult.set(result)
+    }
+
+    /// Says whether a prompt is waiting on an unfinished line (a script's prompt, which
+    /// `TerminalSession` does not read): a signal that ends the process ends that line first.
+    public static func setPromptOpen(_ open: Bool) {
+        GuardState.promptOpen.store(open, ordering: .sequentiallyConsistent)
     }
 
     /// Holds SIGINT, SIGTERM, SIGHUP and SIGQUIT back while an account is written, so that the
@@ -52,9 +86,7 @@ public enum TerminalGuard {
         GuardState.holding.store(false, ordering: .sequentiallyConsistent)
         let sig = GuardState.heldSignal.exchange(0, ordering: .sequentiallyConsistent)
         guard sig != 0 else { return }
-        GuardState.restoreSaved()
-        SignalSafe.setHandler(sig, nil, flags: 0)
-        SignalSafe.raiseSignal(sig)
+        dieBySignal(sig)
     }
 
     /// Puts back the terminal mode saved by `install()`; safe to call at any time, any number of times.
@@ -70,13 +102,37 @@ enum GuardState {
     struct Storage: @unchecked Sendable {
         let saved = UnsafeMutablePointer<termios>.allocate(capacity: 1)
         let active = UnsafeMutablePointer<termios>.allocate(capacity: 1)
-        let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
+        let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: GuardState.signalSlots)
+        let interruptConversation = FixedText()
+        let interruptResult = FixedText()
         init() {
             saved.initialize(to: termios())
             active.initialize(to: termios())
-            previous.initialize(repeating: sigaction(), count: 65)
+            previous.initialize(repeating: sigaction(), count: GuardState.signalSlots)
         }
     }
+
+    /// Text a handler can write: bytes in memory that is never freed, and their count.
+    final class FixedText: @unchecked Sendable {
+        static let capacity = 1024
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: FixedText.capacity)
+        let count = Atomic<Int>(0)
+
+        func set(_ text: String) {
+            count.store(0, ordering: .sequentiallyConsistent)
+            let utf8 = Array(text.utf8.prefix(Self.capacity))
+            utf8.withUnsafeBufferPointer { bytes.update(from: $0.baseAddress!, count: utf8.count) }
+            count.store(utf8.count, ordering: .sequentiallyConsistent)
+        }
+
+        /// Writes the text to `fd`; async-signal-safe.
+        func write(to fd: Int32) {
+            SignalSafe.write(fd, bytes, count.load(ordering: .sequentiallyConsistent))
+        }
+    }
+
+    /// Signal numbers run from 1 to 64 on Linux.
+    static let signalSlots = 65
 
     static let shared = Storage()
     static let installed = Atomic<Bool>(false)
@@ -89,6 +145,8 @@ enum GuardState {
     static let resized = Atomic<Bool>(false)
     static let wakeRead = Atomic<Int32>(-1)
     static let wakeWrite = Atomic<Int32>(-1)
+    static let promptOpen = Atomic<Bool>(false)
+    static let chainCrashes = Atomic<Bool>(false)
 
     /// Initialises every lazy static now: a handler must never be the first to touch one.
     static func prepare() -> Storage {
@@ -96,6 +154,7 @@ enum GuardState {
         _ = (holding.load(ordering: .relaxed), heldSignal.load(ordering: .relaxed))
         _ = (interruptPending.load(ordering: .relaxed), resumed.load(ordering: .relaxed))
         _ = (resized.load(ordering: .relaxed), wakeRead.load(ordering: .relaxed), wakeWrite.load(ordering: .relaxed))
+        _ = (promptOpen.load(ordering: .relaxed), chainCrashes.load(ordering: .relaxed))
         return shared
     }
 
@@ -129,18 +188,41 @@ enum GuardState {
         return true
     }
 
+    /// Puts back the mode saved at install and throws away type-ahead, which would otherwise
+    /// reach the shell (a password typed too late, echoed there or run as a command).
     static func restoreSaved() {
-        if hasSaved.load(ordering: .relaxed) { SignalSafe.setMode(0, shared.saved) }
+        guard hasSaved.load(ordering: .relaxed) else { return }
+        SignalSafe.discardInput(0)
+        SignalSafe.setMode(0, shared.saved)
     }
+
+    /// Ends a prompt's line, so the shell's "Terminated" does not land after "Email: ".
+    static func endOpenLine() {
+        if reading.load(ordering: .relaxed) || promptOpen.load(ordering: .relaxed) {
+            SignalSafe.write(2, "\n")
+            promptOpen.store(false, ordering: .relaxed)
+        }
+    }
+}
+
+/// Restores the terminal, ends the open line, says what a SIGINT means, then dies by `sig`.
+private func dieBySignal(_ sig: Int32) {
+    GuardState.restoreSaved()
+    GuardState.endOpenLine()
+    if sig == SIGINT {
+        GuardState.shared.interruptConversation.write(to: 2)
+        GuardState.shared.interruptResult.write(to: 1)
+    }
+    SignalSafe.setHandler(sig, nil, flags: 0)
+    SignalSafe.raiseSignal(sig)  // blocked until the handler returns, then kills the process
+    SignalSafe.unblock(sig)
 }
 
 // The handlers below call only tcgetattr, tcsetattr, sigaction, pthread_sigmask, raise and write.
 
 private func onFatalSignal(_ sig: Int32) {
     if GuardState.hold(sig) { return }
-    GuardState.restoreSaved()
-    SignalSafe.setHandler(sig, nil, flags: 0)
-    SignalSafe.raiseSignal(sig)  // blocked until this handler returns, then kills the process
+    dieBySignal(sig)
 }
 
 private func onInterrupt(_ sig: Int32) {
@@ -149,9 +231,7 @@ private func onInterrupt(_ sig: Int32) {
         GuardState.interruptPending.store(true, ordering: .sequentiallyConsistent)
         GuardState.wake()
     } else if !GuardState.hold(sig) {
-        GuardState.restoreSaved()
-        SignalSafe.setHandler(sig, nil, flags: 0)
-        SignalSafe.raiseSignal(sig)
+        dieBySignal(sig)
     }
     SignalSafe.savedErrno = savedErrno
 }
@@ -187,12 +267,18 @@ private func onResize(_ sig: Int32) {
 
 private func onCrash(_ sig: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?) {
     GuardState.restoreSaved()
-    SignalSafe.reinstall(sig, GuardState.shared.previous + Int(sig))
+    GuardState.endOpenLine()
+    if GuardState.chainCrashes.load(ordering: .relaxed) {
+        SignalSafe.reinstall(sig, GuardState.shared.previous + Int(sig))
+    } else {
+        SignalSafe.setHandler(sig, nil, flags: 0)
+    }
     // A fault raised by the CPU (si_code > 0) happens again when this handler returns, now with
     // the previous handler in place and the original context.
     if sig != SIGTRAP, let info, info.pointee.si_code > 0 { return }
     // A sent signal (and SIGTRAP, whose instruction does not run again) is handed to the previous
-    // handler now; Swift's crash reporter returns expecting a second fault, so then die by default.
+    // handler (or the default action) now; Swift's crash reporter returns expecting a second
+    // fault, so then die by default.
     SignalSafe.raiseSignal(sig)
     SignalSafe.unblock(sig)
     SignalSafe.setHandler(sig, nil, flags: 0)

@@ -18,3 +18,32 @@ public enum TerminalLocale {
 
 /// Whether `fd` is a terminal. The corresponding C function is `isatty`.
 public func isTerminal(_ fd: Int32) -> Bool { Sys.isTerminal(fd) }
+
+/// What the environment says the terminal can show, decided once, the same for the
+/// conversation and for libedit.
+public enum TerminalCapabilities {
+    /// Whether `TERM` names a terminal with a terminfo entry; unset, empty, `dumb` and unknown
+    /// names are all dumb: no escape sequence at all, for colour as for editing.
+    public static func knowsTerminal(environment: [String: String]) -> Bool {
+        guard let term = environment["TERM"], !term.isEmpty, term != "dumb",
+              !term.contains("/"), term != ".", term != "..", let first = term.unicodeScalars.first else { return false }
+        var folders: [String] = []
+        if let own = environment["TERMINFO"], !own.isEmpty { folders.append(own) }
+        if let home = environment["HOME"], !home.isEmpty { folders.append(home + "/.terminfo") }
+        if let list = environment["TERMINFO_DIRS"] {
+            folders += list.split(separator: ":", omittingEmptySubsequences: false).map { $0.isEmpty ? "/usr/share/terminfo" : String($0) }
+        }
+        folders += ["/etc/terminfo", "/lib/terminfo", "/usr/share/terminfo", "/usr/lib/terminfo"]
+        // ncurses files its entries under the first letter, or under its hex code on some systems.
+        let subfolders = [String(first), String(first.value, radix: 16)]
+        return folders.contains { folder in subfolders.contains { Sys.isReadableFile("\(folder)/\($0)/\(term)") } }
+    }
+
+    /// Whether the character locale the person chose (`LC_ALL`, else `LC_CTYPE`, else `LANG`)
+    /// is UTF-8; unset means the C locale, which is ASCII.
+    public static func localeIsUTF8(environment: [String: String]) -> Bool {
+        let name = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? "C"
+        let lower = name.lowercased()
+        return lower.contains("utf-8") || lower.contains("utf8")
+    }
+}

@@ -1,5 +1,6 @@
 import CLibedit
 import Glibc
+import SignupCore
 
 /// What a line read ends in: a value, never "" for end of input and never a crash.
 public enum LineRead: Sendable, Equatable {
@@ -11,6 +12,8 @@ public enum LineRead: Sendable, Equatable {
     case endOfInput
     /// Ctrl-C (SIGINT) during the read. The session can read again.
     case interrupted
+    /// A line that cannot be an answer: bytes that are not UTF-8 (never replaced by U+FFFD).
+    case unreadable(InputProblem)
 }
 
 /// An interactive session on standard input and standard error, both terminals.
@@ -29,6 +32,8 @@ public final class TerminalSession {
     private var inputStream: UnsafeMutablePointer<FILE>?
     private var outputStream: UnsafeMutablePointer<FILE>?
     private let initialMode: termios?
+    /// The mode kept for the whole session, between lines too: no echo, no kernel line editing.
+    private let sessionMode: termios?
     private var closed = false
 
     /// Opens libedit on standard input with standard error as its output (emacs keys, an in-memory history).
@@ -41,7 +46,12 @@ public final class TerminalSession {
         TerminalLocale.ensureUTF8()
         TerminalGuard.install()
         initialMode = try? Sys.terminalMode(0)
+        sessionMode = initialMode.map(Self.quiet)
         source = LineSource(input: 0, output: 2)
+        // From now until `close()`, keys typed ahead are never echoed by the terminal: not
+        // between two prompts, not while the program works (a password typed too early stays
+        // unseen, and is read or discarded).
+        if let sessionMode { try? Sys.setTerminalMode(0, sessionMode) }
         // Duplicates, so closing the streams never closes descriptors 0 and 2.
         let inputStream = (try? Sys.duplicate(0)).flatMap { try? Sys.openStream($0, mode: "r") }
         let outputStream = (try? Sys.duplicate(2)).flatMap { try? Sys.openStream($0, mode: "w") }
@@ -56,6 +66,7 @@ public final class TerminalSession {
         if !escapeSequences { editor.setTerminal("dumb") }
         editor.setEditor("emacs")
         editor.setHandlesSignals(false)  // its handler would kill(0, sig) the whole process group
+        _ = editor.setSessionModes()
         editor.setPrompt(promptCallback)
         editor.setReadFunction(readCallback)
         if let history = HistoryHandle(size: 100) {
@@ -72,10 +83,22 @@ public final class TerminalSession {
     /// non-empty answer joins this session's history (answers to y/n questions should not).
     ///
     /// The history lives in memory only; it is never written to a file.
-    public func readLine(prompt: String, remember: Bool = true) -> LineRead {
-        let result = read(prompt: prompt, mode: .text)
+    ///
+    /// Without `remember` (a question), Up and Down recall nothing either. `initial` is put on the
+    /// line to start from, as `VisibleText.of` shows it; Enter keeps it.
+    public func readLine(prompt: String, remember: Bool = true, initial: String = "") -> LineRead {
+        if !initial.isEmpty { editor?.push(VisibleText.of(initial)) }
+        let result = read(prompt: prompt, mode: .text, historyKeys: remember)
         if remember, case .line(let line) = result, !line.isEmpty { history?.enter(line) }
         return result
+    }
+
+    /// Throws away everything typed before now and not yet read, as `sudo` and `ssh` do before a
+    /// prompt: keys typed before an error or a question appeared must not answer what comes next.
+    public func discardTypeAhead() {
+        guard !closed else { return }
+        Sys.discardInput(0)
+        source.discardPending()
     }
 
     /// Reads a secret: nothing is echoed for its characters, it never enters history, escape sequences are ignored.
@@ -96,6 +119,9 @@ public final class TerminalSession {
     public func close() {
         guard !closed else { return }
         closed = true
+        // Keys typed while the program worked must not reach the shell after it (a password typed
+        // too late would be echoed there, or run as a command).
+        Sys.discardInput(0)
         editor?.end()
         history?.end()
         editor = nil
@@ -108,33 +134,42 @@ public final class TerminalSession {
         if let initialMode { try? Sys.setTerminalMode(0, initialMode) }
     }
 
-    private func read(prompt: String, mode: LineSource.Mode) -> LineRead {
+    /// `mode` with echo, kernel line editing and CR/LF translation off; signals still on.
+    private static func quiet(_ mode: termios) -> termios {
+        var quiet = mode
+        quiet.c_lflag &= ~tcflag_t(ECHO | ECHONL | ICANON | IEXTEN)
+        quiet.c_iflag &= ~tcflag_t(ICRNL | INLCR | IGNCR)
+        withUnsafeMutableBytes(of: &quiet.c_cc) { cc in
+            cc[Int(VMIN)] = 1
+            cc[Int(VTIME)] = 0
+        }
+        return quiet
+    }
+
+    private func read(prompt: String, mode: LineSource.Mode, historyKeys: Bool = false) -> LineRead {
         guard !closed, let editor else { return .endOfInput }
         source.setPrompt(prompt)
-        source.begin(mode)
+        source.begin(mode, historyKeys: historyKeys)
         // libedit prints the prompt, then switches the terminal to its editing mode on its first
-        // read. Keys typed in between would be echoed by the terminal (a password in clear) and
-        // edited by it (Ctrl-D lost). So echo and line editing go off before the prompt is printed.
-        let before = try? Sys.terminalMode(0)
-        if var quiet = before {
-            quiet.c_lflag &= ~tcflag_t(ECHO | ECHONL | ICANON)
-            withUnsafeMutableBytes(of: &quiet.c_cc) { cc in
-                cc[Int(VMIN)] = 1
-                cc[Int(VTIME)] = 0
-            }
-            try? Sys.setTerminalMode(0, quiet)
-        }
+        // read. The session mode is already on (and set again here, should anything have changed
+        // it), so keys typed in between are neither echoed nor edited by the terminal.
+        if let sessionMode { try? Sys.setTerminalMode(0, sessionMode) }
         GuardState.beginReading()
         let line = editor.getLine()
         GuardState.endReading()
-        if let before { try? Sys.setTerminalMode(0, before) }
+        if let sessionMode { try? Sys.setTerminalMode(0, sessionMode) }
         if let outputStream { Sys.flush(outputStream) }
         switch (line, source.ending) {
         case (let line?, nil):
-            if mode == .secret { return .line(source.takeSecret()) }
-            return .line(line.hasSuffix("\n") ? String(line.dropLast()) : line)
+            if mode == .secret {
+                guard let secret = source.takeSecret() else { return .unreadable(.invalidUTF8) }
+                return .line(secret)
+            }
+            let text = line.hasSuffix("\n") ? String(line.dropLast()) : line
+            if source.sawInvalidUTF8, text.unicodeScalars.contains("\u{FFFD}") { return .unreadable(.invalidUTF8) }
+            return .line(text)
         case (_, let ending):
-            _ = source.takeSecret()
+            source.discardSecret()
             write("\n")  // the next output starts on a fresh line
             return ending == .interrupted ? .interrupted : .endOfInput
         }

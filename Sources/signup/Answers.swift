@@ -7,14 +7,18 @@ struct ScriptAnswers {
     let conversation: Conversation
 
     /// Writes the prompt, reads a line, echoes it unless it is a secret, ends the line.
-    func read(_ prompt: Prompt) -> WizardInput {
-        conversation.put(prompt.text)
-        // At a terminal (--no-interactive), a secret must not be echoed as it is typed.
-        let line = prompt.isSecret ? withEchoOff(input.fd) { input.next() } : input.next()
-        if case .text(let text) = line, !prompt.isSecret {
-            conversation.put(text)
+    func read(_ prompt: Prompt, discardTypeAhead: Bool) -> WizardInput {
+        // At a terminal (--no-interactive), a secret must not be echoed as it is typed: echo goes
+        // off before the prompt is written, or keys typed the instant it appears are echoed.
+        let ask = { conversation.put(prompt.text); return input.next() }
+        let line = prompt.isSecret ? withEchoOff(input.fd, ask) : ask()
+        // At a terminal (--no-interactive) the terminal has echoed the line and its end already
+        // (a secret's end only): echoing again would show the email twice.
+        let terminalEchoed = isTerminal(input.fd) && line != .endOfInput
+        if case .text(let text) = line, !prompt.isSecret, !terminalEchoed {
+            conversation.put(VisibleText.of(text))
         }
-        conversation.put("\n")
+        if !terminalEchoed { conversation.put("\n") }
         switch line {
         case .text(let text): return .answer(text)
         case .unreadable(let problem): return .unreadable(problem)
@@ -25,12 +29,15 @@ struct ScriptAnswers {
 
 /// Answers typed at a terminal: libedit for plain lines, masked entry for secrets.
 enum TerminalAnswers {
-    static func read(_ prompt: Prompt, from session: TerminalSession) -> WizardInput {
+    static func read(_ prompt: Prompt, discardTypeAhead: Bool, from session: TerminalSession) -> WizardInput {
         let isField = if case .field = prompt.question { true } else { false }
+        if discardTypeAhead { session.discardTypeAhead() }
         let read = prompt.isSecret
             ? session.readSecret(prompt: prompt.text)
-            : session.readLine(prompt: prompt.text, remember: isField)  // Up recalls emails, not "y" or "1"
+            : session.readLine(prompt: prompt.text, remember: isField, initial: prompt.initial)  // Up recalls emails, not "y" or "1"
         switch read {
+        case .unreadable(let problem):
+            return .unreadable(problem)
         case .line(let text):
             if text.utf8.count > LineInput.limit { return .unreadable(.tooLong(limit: LineInput.limit)) }
             if text.utf8.contains(0) { return .unreadable(.nulByte) }

@@ -1,4 +1,5 @@
 import SignupCore
+import Terminal
 
 /// How the conversation looks: symbols or ASCII, colour or none (SPEC 1).
 struct Style: Equatable {
@@ -9,13 +10,13 @@ struct Style: Equatable {
 
     static let plain = Style(unicode: false, color: false)
 
-    /// The style for a conversation: ASCII for `--plain`, `TERM=dumb` or a script; colour
-    /// only at a terminal whose `TERM` is set and not dumb, without `NO_COLOR`.
+    /// The style for a conversation: ASCII for `--plain`, a script, a dumb terminal (`TERM`
+    /// unset, `dumb` or unknown to terminfo: dumb everywhere) or a locale that is not UTF-8;
+    /// colour only at a known terminal, without `NO_COLOR`.
     static func detect(interactive: Bool, plain: Bool, environment: [String: String]) -> Style {
-        let term = environment["TERM"] ?? ""
-        guard interactive, !plain, term != "dumb" else { return .plain }
+        guard interactive, !plain, TerminalCapabilities.knowsTerminal(environment: environment) else { return .plain }
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-        return Style(unicode: true, color: !term.isEmpty && !noColor)
+        return Style(unicode: TerminalCapabilities.localeIsUTF8(environment: environment), color: !noColor)
     }
 }
 
@@ -41,14 +42,22 @@ struct Conversation {
         output(errorLine(message) + "\n")
     }
 
-    /// `✗ message` in red, or `error: message`.
-    func errorLine(_ message: String, indent: String = "") -> String {
-        style.unicode ? indent + paint("✗ \(message)", code: "31") : "error: \(message)"
+    /// A line that belongs to a question about to be asked (the review, the choices, a notice):
+    /// shown even with `--quiet`, since the question cannot be answered without it.
+    func sayWithQuestion(_ line: String) {
+        output(VisibleText.of(line) + "\n")
     }
 
-    /// `✓ message` in green, or the message alone.
+    /// `✗ message` in red, or `error: message`; `message` may quote outside text (a path, an email).
+    func errorLine(_ message: String, indent: String = "") -> String {
+        let message = VisibleText.of(message)
+        return style.unicode ? indent + paint("✗ \(message)", code: "31") : "error: \(message)"
+    }
+
+    /// `✓ message` in green, or the message alone; `message` may quote an email.
     func successLine(_ message: String) -> String {
-        style.unicode ? paint("✓ \(message)", code: "32") : message
+        let message = VisibleText.of(message)
+        return style.unicode ? paint("✓ \(message)", code: "32") : message
     }
 
     /// Shows an effect that is only output; asks and submits are the runner's.
@@ -61,15 +70,15 @@ struct Conversation {
         case .strength(let level):
             say("  Strength: \(level.label)")
         case .review(let lines):
-            say("Review")
+            sayWithQuestion("Review")
             let width = (lines.map(\.label.count).max() ?? 0) + 2
             for line in lines {
-                say("  " + line.label + String(repeating: " ", count: width - line.label.count) + line.value)
+                sayWithQuestion("  " + line.label + String(repeating: " ", count: width - line.label.count) + line.value)
             }
         case .choices(let labels):
-            for (number, label) in labels.enumerated() { say("  \(number + 1) \(label)") }
+            for (number, label) in labels.enumerated() { sayWithQuestion("  \(number + 1) \(label)") }
         case .notice(let text):
-            say(text)
+            sayWithQuestion(text)
         case .ask, .submit, .finish:
             break
         }

@@ -65,9 +65,12 @@ struct CreateCommand: ParsableCommand {
             quiet: quiet
         )
         let stdin = LineInput(fd: 0)
+        let report = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1))
         // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
-        // the store hold signals back while it writes.
+        // the store hold signals back while it writes. A SIGINT while a script's line is awaited
+        // or the password hashed still says that nothing was saved (and `cancelled` in JSON).
         TerminalGuard.install()
+        TerminalGuard.prepareInterruptReport(conversation: report.cancellation.conversation, result: report.cancellation.result)
 
         var presets: [String: String] = [:]
         var unreadable: [String: InputProblem] = [:]
@@ -94,7 +97,10 @@ struct CreateCommand: ParsableCommand {
             presets: presets, unreadablePresets: unreadable
         )
         let location = try StoreOption.location(given: db)
-        let submit = { (submission: Submission) in Self.store(submission, at: location, dryRun: dryRun) }
+        let quiet = quiet
+        let submit = { (submission: Submission) in
+            Self.store(submission, at: location, dryRun: dryRun, waiting: { if !quiet { IO.write($0 + "\n", to: 2) } })
+        }
 
         let outcome: Outcome
         if interactive {
@@ -102,7 +108,8 @@ struct CreateCommand: ParsableCommand {
             let session = TerminalSession(programName: "signup", escapeSequences: conversation.style.color)
             var talk = conversation
             talk.output = session.write
-            let runner = WizardRunner(ask: { TerminalAnswers.read($0, from: session) }, submit: submit, conversation: talk)
+            let runner = WizardRunner(
+                ask: { TerminalAnswers.read($0, discardTypeAhead: $1, from: session) }, submit: submit, conversation: talk)
             outcome = runner.run(&wizard)
             session.close()
             TerminalGuard.restore()
@@ -111,7 +118,7 @@ struct CreateCommand: ParsableCommand {
             let runner = WizardRunner(ask: answers.read, submit: submit, conversation: conversation)
             outcome = runner.run(&wizard)
         }
-        let status = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1)).show(outcome)
+        let status = report.show(outcome)
         throw ExitCode(status)
     }
 
@@ -147,7 +154,8 @@ struct CreateCommand: ParsableCommand {
     }
 
     /// Hashes and stores one submission; a dry run checks the email against an existing database only.
-    static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool) -> SubmitResult {
+    static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool,
+                      waiting: @escaping @Sendable (String) -> Void = { _ in }) -> SubmitResult {
         do throws(StoreError) {
             let hash = try PasswordHasher.hash(submission.password)
             if dryRun {
@@ -157,13 +165,19 @@ struct CreateCommand: ParsableCommand {
                 }
                 return taken ? .emailTaken : .created(id: 0)
             }
-            // From here a signal must not make the exit code lie: a committed account is reported
-            // as created; a signal held back during a write that failed ends the process after it.
-            TerminalGuard.holdSignals()
+            // A write that takes longer than a moment is waiting for another writer's lock: say so.
+            let notice = DispatchWorkItem { waiting("Waiting for the database: another program is writing to it…") }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1, execute: notice)
+            defer { notice.cancel() }
             do {
                 let account: Account
                 switch location {
-                case .sqlite(let path): account = try AccountStore(at: path).create(email: submission.email, passwordHash: hash)
+                // Until the write lock is ours a signal cancels (nothing is stored). From then on it
+                // must not make the exit code lie: a committed account is reported as created; a
+                // signal held back during a write that failed ends the process after it.
+                case .sqlite(let path):
+                    account = try AccountStore(at: path).create(
+                        email: submission.email, passwordHash: hash, whenLocked: TerminalGuard.holdSignals)
                 }
                 return .created(id: account.id)
             } catch {

@@ -2,7 +2,11 @@ import Glibc
 
 /// The program's one door to file descriptors: whole writes and line reads, retrying EINTR.
 enum IO {
-    /// Writes all of `text` to `fd`; a closed pipe is ignored (SIGPIPE is ignored at start).
+    /// Why the last write to standard output failed, if one did: the result is then lost.
+    nonisolated(unsafe) private(set) static var outputFailure: String?
+
+    /// Writes all of `text` to `fd`; a closed pipe is a failed write, not a killed process
+    /// (SIGPIPE is ignored at start). A failure on standard output is kept in `outputFailure`.
     static func write(_ text: String, to fd: Int32) {
         var bytes = Array(text.utf8)
         var offset = 0
@@ -12,6 +16,7 @@ enum IO {
             }
             if written < 0 {
                 if errno == EINTR { continue }
+                if fd == 1 { outputFailure = lastErrorText() }
                 return
             }
             offset += written

@@ -10,8 +10,26 @@ struct Report {
     var conversation: Conversation
     var stdoutIsTerminal: Bool
 
-    /// Shows `outcome` and returns the exit code.
+    /// What ``show(_:)`` writes for `.cancelled`: also what a SIGINT that ends the process
+    /// outside a prompt writes (see `TerminalGuard.prepareInterruptReport`).
+    var cancellation: (conversation: String, result: String) {
+        (conversation.quiet ? "" : "Nothing was saved.\n", json ? JSONText.object([("status", "cancelled")]) + "\n" : "")
+    }
+
+    /// Shows `outcome` and returns the exit code: ``ExitStatus/unwritable`` when the result could
+    /// not be written to standard output (a full disk, a closed pipe), after saying so and, for
+    /// a created account, saying on the conversation that it was created.
     func show(_ outcome: Outcome) -> Int32 {
+        let status = write(outcome)
+        guard let failure = IO.outputFailure else { return status }
+        if case .created(let email, _, _) = outcome, !(interactive && !stdoutIsTerminal) {
+            conversation.say(conversation.successLine(dryRun ? "Dry run: nothing was saved" : "Account created for \(email)"))
+        }
+        conversation.error("the result could not be written to standard output: \(failure)")
+        return ExitStatus.unwritable
+    }
+
+    private func write(_ outcome: Outcome) -> Int32 {
         switch outcome {
         case .created(let email, let id, let strength):
             // A person whose standard output goes elsewhere still hears that it worked.
@@ -38,8 +56,8 @@ struct Report {
             if json { emit([("status", "declined")]) }
             return ExitStatus.declined
         case .cancelled:
-            conversation.say("Nothing was saved.")
-            if json { emit([("status", "cancelled")]) }
+            conversation.put(cancellation.conversation)
+            IO.write(cancellation.result, to: 1)
             return ExitStatus.cancelled
         case .incomplete(let field, let label, let errors):
             for error in errors { conversation.error("\(error.field): \(error.message)") }

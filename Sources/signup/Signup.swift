@@ -27,6 +27,14 @@ struct Signup: ParsableCommand {
                 + "Use --password-file PATH, --password-fd N or the SIGNUP_PASSWORD environment variable.\n", to: 2)
             Self.exit(withError: ExitCode(ExitStatus.usage))
         }
+        // `signup help WORD` shows the root help for any WORD and exits 0; a word that names no
+        // subcommand is a usage error, and (like every argument) is not repeated.
+        let words = CommandLine.arguments.dropFirst()
+        let names = Set(configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"])
+        if words.first == "help", words.dropFirst().contains(where: { !names.contains($0) && !$0.hasPrefix("-") }) {
+            IO.write("error: signup help takes the name of a subcommand: create, list or verify (the word given is not shown: it may be a secret).\n", to: 2)
+            Self.exit(withError: ExitCode(ExitStatus.usage))
+        }
         var command: ParsableCommand
         do {
             command = try parseAsRoot()
@@ -69,5 +77,7 @@ enum ExitStatus {
     static let invalid: Int32 = 65
     static let incomplete: Int32 = 66
     static let storage: Int32 = 74
+    /// The result could not be written to standard output (EX_IOERR, as for storage).
+    static let unwritable: Int32 = 74
     static let cancelled: Int32 = 130
 }

@@ -23,14 +23,28 @@ struct VerifyCommand: ParsableCommand {
         let password: Secret
         if isTerminal(0) && isTerminal(2) {
             TerminalGuard.install()
-            let session = TerminalSession(programName: "signup")
-            let read = session.readSecret(prompt: "Password: ")
+            TerminalGuard.prepareInterruptReport(conversation: "Nothing was checked.\n", result: "")
+            let environment = ProcessInfo.processInfo.environment
+            let session = TerminalSession(
+                programName: "signup",
+                escapeSequences: TerminalCapabilities.knowsTerminal(environment: environment) && (environment["NO_COLOR"] ?? "").isEmpty
+            )
+            // The prompt names the account, as the person typed it (made visible: it is outside text).
+            // Keys typed before it appeared are not its answer (as at the wizard's first prompt).
+            session.discardTypeAhead()
+            let read = session.readSecret(prompt: "Password for \(VisibleText.of(email)): ")
             session.close()
-            guard case .line(let text) = read else {
-                IO.write("\nNothing was checked.\n", to: 2)
+            switch read {
+            case .line(let text):
+                password = Secret(SignupForm.normalizePassword(text))
+            case .unreadable(let problem):
+                // Bytes that are not UTF-8 are refused, as at the wizard's prompts: never replaced, never a match.
+                IO.write("error: password: \(FieldError.unreadable(problem, field: "password").message)\n", to: 2)
+                throw ExitCode(1)
+            case .interrupted, .endOfInput:
+                IO.write("Nothing was checked.\n", to: 2)
                 throw ExitCode(ExitStatus.cancelled)
             }
-            password = Secret(SignupForm.normalizePassword(text))
         } else {
             switch LineInput(fd: 0).next() {
             case .text(let text): password = Secret(SignupForm.normalizePassword(text))

@@ -9,7 +9,7 @@ import Testing
             environment: PseudoTerminal.environment(["HOME": scratch.path])
         )
         defer { terminal.kill(SIGKILL) }
-        try terminal.expect("Password: ")
+        try terminal.expect("Password for taken@example.com: ")
         try terminal.send(keys)
         let status = try terminal.wait()
         return (status, terminal.text())
