@@ -12,7 +12,7 @@ import SignupCore
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts (never their password hashes).")
 
-    @Option(help: ArgumentHelp("The account database.", valueName: "path"))
+    @Option(help: About.databaseHelp, completion: .file())
     var db: String?
 
     @Flag(help: "Print one JSON array on standard output.")
