@@ -89,4 +89,17 @@ import Testing
         #expect(zsh.contains("('standard' 'strict' 'nist')"))
         #expect(fish.contains("-l 'policy'") && fish.contains("'standard strict nist'"))
     }
+
+    /// `list` pads its columns by characters and never cuts what it shows: Foundation's
+    /// padding(toLength:) counted UTF-16 units and cut text from another program's rows
+    /// (15 emoji are 30 units: the old padding kept 10 of them).
+    @Test func listNeverCutsAColumn() {
+        let box = Sandbox()
+        box.run(["--db", box.db], input: lines(answers))
+        let created = String(repeating: "\u{1F600}", count: 15)
+        StorePathAndOutputTests().sqlite(box.db, "INSERT INTO account (email, email_key, password_hash, created_at) VALUES ('b@example.com', 'b@example.com', 'x', '\(created)');")
+        let run = box.run(["list", "--db", box.db])
+        #expect(run.status == 0)
+        #expect(run.stdout.split(separator: "\n").last == "2        \(created)       b@example.com")
+    }
 }
