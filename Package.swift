@@ -5,7 +5,6 @@ let package = Package(
     name: "signup",
     products: [
         .executable(name: "signup", targets: ["signup"]),
-        .executable(name: "signup-bench", targets: ["signup-bench"]),
         .library(name: "SignupCore", targets: ["SignupCore"]),
         // Published so that the fuzz package (Fuzz/) can drive them; the libraries issue names them for good.
         .library(name: "Terminal", targets: ["Terminal"]),
@@ -39,7 +38,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Prints medians for scripts/bench; not a test.
+        // Prints medians for scripts/bench; not a test, and not a product: SwiftPM still builds
+        // it by name (`swift build --product signup-bench`) as the root package's executable.
         .executableTarget(name: "signup-bench", dependencies: ["SignupCore", "AccountStore"]),
 
         .testTarget(name: "SignupCoreTests", dependencies: ["SignupCore"], resources: [.copy("Resources")]),

@@ -14,19 +14,19 @@ struct CreateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Answer the email field.", valueName: "address"))
     var email: String?
 
-    @Option(help: ArgumentHelp("Read the password (both fields) from the first line of this file.", valueName: "path"))
+    @Option(help: ArgumentHelp("Read the password (both fields) from the first line of this file.", valueName: "path"), completion: .file())
     var passwordFile: String?
 
     @Option(help: ArgumentHelp("Read the password (both fields) from the first line of this file descriptor.", valueName: "n"))
     var passwordFd: Int32?
 
-    @Option(help: ArgumentHelp("The account database (default: $SIGNUP_DB, else $XDG_DATA_HOME/signup/accounts.sqlite).", valueName: "path"))
+    @Option(help: About.databaseHelp, completion: .file())
     var db: String?
 
-    @Option(help: ArgumentHelp("The password policy: standard, strict or nist.", valueName: "name"))
+    @Option(help: ArgumentHelp("The password policy: standard, strict or nist.", valueName: "name"), completion: .list(["standard", "strict", "nist"]))
     var policy: String = "standard"
 
-    @Option(help: ArgumentHelp("A JSON policy file (see the README).", valueName: "path"))
+    @Option(help: ArgumentHelp("A JSON policy file (see the README).", valueName: "path"), completion: .file())
     var policyFile: String?
 
     @Flag(help: "Print the result as one JSON object on standard output.")

@@ -13,6 +13,7 @@ struct Signup: ParsableCommand {
             Exit codes: 0 created, 1 declined, 64 usage, 65 invalid or taken, 66 input ended early, \
             74 storage failure, 130 cancelled.
             """,
+        version: About.version,
         subcommands: [CreateCommand.self, ListCommand.self, VerifyCommand.self],
         defaultSubcommand: CreateCommand.self
     )
@@ -20,6 +21,7 @@ struct Signup: ParsableCommand {
     static func main() {
         ProcessHardening.apply()
         IO.ignoreBrokenPipes()
+        if About.asksForRootHelp(CommandLine.arguments) { IO.write(About.rootHelp(), to: 1); Self.exit() }
         // Refuse a password on the command line before the parser can repeat it in an error.
         if let flag = CommandLine.arguments.dropFirst().first(where: Self.looksLikePasswordOption) {
             let name = flag.split(separator: "=", maxSplits: 1).first.map(String.init) ?? flag

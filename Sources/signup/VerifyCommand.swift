@@ -15,7 +15,7 @@ struct VerifyCommand: ParsableCommand {
     @Argument(help: "The account's email address.")
     var email: String
 
-    @Option(help: ArgumentHelp("The account database.", valueName: "path"))
+    @Option(help: About.databaseHelp, completion: .file())
     var db: String?
 
     func run() throws {

@@ -25,3 +25,18 @@ ensure_swift() {
     fi
     command -v swift >/dev/null 2>&1 || { echo "error: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
 }
+
+# The flags of the one release build of signup. scripts/signup runs it, scripts/install and
+# scripts/package install it, scripts/bench measures it: all through build_release, so they
+# are the same binary. Swift's runtime and Foundation are linked statically: exec to the
+# first prompt is about twice as fast as with the shared runtime (BENCHMARKS.md), and the
+# binary then needs no Swift toolchain at run time (only Debian's C libraries).
+RELEASE_FLAGS=(-c release --static-swift-stdlib)
+
+# Builds the release signup (build output on standard error) and prints its path.
+# PRODUCT=signup-bench builds the benchmark helper with the same flags instead.
+build_release() {
+    local root="$1" product="${PRODUCT:-signup}"
+    swift build "${RELEASE_FLAGS[@]}" --package-path "$root" --product "$product" >&2
+    echo "$(swift build "${RELEASE_FLAGS[@]}" --package-path "$root" --show-bin-path)/$product"
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+/// What a person installing `signup` relies on: `--version`, `--help`, and the shell
+/// completions generated from the parser (issue 11, SPEC 12).
+@Suite struct ShippingTests {
+    @Test func versionPrintsOneVersionLineAndExitsZero() {
+        let run = Sandbox().run(["--version"])
+        #expect(run.status == 0)
+        #expect(run.stdout.range(of: #"^[0-9]+\.[0-9]+\.[0-9]+\n$"#, options: .regularExpression) != nil)
+        #expect(run.stderr == "")
+    }
+
+    @Test(arguments: [["--help"], ["-h"], ["help"]])
+    func helpShowsTheDefaultCommandsOptionsAndTheExitCodes(arguments: [String]) {
+        let run = Sandbox().run(arguments)
+        #expect(run.status == 0)
+        // The default command's options, with their help, not only the subcommands.
+        for option in ["--email <address>", "--password-file <path>", "--password-fd <n>", "--db <path>",
+                       "--policy <name>", "--policy-file <path>", "--json", "--quiet", "--dry-run", "--version"] {
+            #expect(run.stdout.contains(option), "\(option) missing from signup \(arguments[0])")
+        }
+        #expect(run.stdout.contains("USAGE: signup [create] "))
+        #expect(run.stdout.contains("list") && run.stdout.contains("verify"))
+        let flat = run.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("Exit codes: 0 created, 1 declined, 64 usage, 65 invalid or taken, 66 input ended early, 74 storage failure, 130 cancelled."))
+        // --db names the whole fallback order of SPEC 8.
+        #expect(flat.contains("$SIGNUP_DB, else $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite"))
+    }
+
+    @Test(arguments: ["list", "verify"])
+    func everyDatabaseOptionNamesTheFallbackPath(command: String) {
+        let run = Sandbox().run([command, "--help"])
+        #expect(run.status == 0)
+        let flat = run.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(flat.contains("else ~/.local/share/signup/accounts.sqlite"))
+    }
+
+    /// Drives the generated bash completion as bash does (COMP_WORDS, COMP_CWORD) in a
+    /// folder holding two files, and returns the candidates offered for `line`.
+    func bashCompletions(_ line: String, in box: Sandbox) -> [String] {
+        let script = box.run(["--generate-completion-script", "bash"])
+        let completion = box.file("signup.bash", Data(script.stdout.utf8))
+        _ = box.file("accounts.sqlite", Data())
+        _ = box.file("policy.json", Data("{}".utf8))
+        let driver = """
+            source "$1"; cd "$2"
+            COMP_LINE="$3"; COMP_POINT=${#COMP_LINE}
+            read -ra COMP_WORDS <<<"$3"; [[ "$3" == *" " ]] && COMP_WORDS+=("")
+            COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=()
+            _signup signup "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", driver, "bash", completion, box.folder.path, line]
+        // The completion calls the binary back by its first word: put ours first on PATH.
+        let bin = URL(fileURLWithPath: signupBinary).deletingLastPathComponent().path
+        process.environment = ["PATH": "\(bin):/usr/bin:/bin", "HOME": box.folder.path, "SWIFT_BACKTRACE": "enable=no"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try! process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    @Test func bashCompletesSubcommandsOptionsPolicyNamesAndFilePaths() {
+        let box = Sandbox()
+        #expect(bashCompletions("signup l", in: box) == ["list"])
+        #expect(Set(bashCompletions("signup create --pass", in: box)) == ["--password-file", "--password-fd"])
+        #expect(bashCompletions("signup create --policy s", in: box) == ["standard", "strict"])
+        #expect(bashCompletions("signup create --db acc", in: box) == ["accounts.sqlite"])
+        #expect(bashCompletions("signup create --password-file acc", in: box) == ["accounts.sqlite"])
+        #expect(bashCompletions("signup create --policy-file pol", in: box) == ["policy.json"])
+        #expect(bashCompletions("signup list --db acc", in: box) == ["accounts.sqlite"])
+        #expect(bashCompletions("signup verify --db acc", in: box) == ["accounts.sqlite"])
+    }
+
+    @Test func zshAndFishCompleteFilePathsAndPolicyNames() {
+        let box = Sandbox()
+        let zsh = box.run(["--generate-completion-script", "zsh"]).stdout
+        let fish = box.run(["--generate-completion-script", "fish"]).stdout
+        for option in ["--db", "--password-file", "--policy-file"] {
+            #expect(zsh.split(separator: "\n").contains { $0.contains("'\(option)[") && $0.hasSuffix(":_files'") })
+            #expect(fish.split(separator: "\n").contains { $0.contains("-l '\(option.dropFirst(2))'") && $0.hasSuffix("-rF") })
+        }
+        #expect(zsh.contains("('standard' 'strict' 'nist')"))
+        #expect(fish.contains("-l 'policy'") && fish.contains("'standard strict nist'"))
+    }
+
+    /// `list` pads its columns by characters and never cuts what it shows: Foundation's
+    /// padding(toLength:) counted UTF-16 units and cut text from another program's rows
+    /// (15 emoji are 30 units: the old padding kept 10 of them).
+    @Test func listNeverCutsAColumn() {
+        let box = Sandbox()
+        box.run(["--db", box.db], input: lines(answers))
+        let created = String(repeating: "\u{1F600}", count: 15)
+        StorePathAndOutputTests().sqlite(box.db, "INSERT INTO account (email, email_key, password_hash, created_at) VALUES ('b@example.com', 'b@example.com', 'x', '\(created)');")
+        let run = box.run(["list", "--db", box.db])
+        #expect(run.status == 0)
+        #expect(run.stdout.split(separator: "\n").last == "2        \(created)       b@example.com")
+    }
+}
