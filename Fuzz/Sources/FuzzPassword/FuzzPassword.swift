@@ -30,8 +30,10 @@ private let vocabulary: [String: [String]] = Dictionary(uniqueKeysWithValues: po
         "a\u{200B}bcdefgh1A-xyz-77", "\u{FEFF}Abcdefgh123456", "alicealicealice1A!", "Correct-Horse-Battery-9",
     ]
     var messages: [String] = []
-    for password in tripwires {
-        messages += errors(policy: policy, email: "alice@example.com", password: password, confirm: password + "x").map(\.message)
+    for email in ["alice@example.com", "", "bad", String(repeating: "a", count: 300) + "@example.com"] {
+        for password in tripwires {
+            messages += errors(policy: policy, email: email, password: password, confirm: password + "x").map(\.message)
+        }
     }
     return (policy.name, messages)
 })

@@ -41,10 +41,10 @@ func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     clean()
     write(bytes, to: path)
     if let wal { write(wal, to: path + "-wal") }
-    let before = snapshot()
 
     let openers: [Bool] = flags & 2 != 0 ? [true, false] : [flags & 1 != 0]
     for forWriting in openers {
+        let before = snapshot()  // again for the second opener: a skipped known defect may have changed it
         if forWriting {
             do {
                 let store = try AccountStore(path: path)
@@ -62,7 +62,9 @@ func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
                     _ = try? store.passwordHash(forEmail: "alice@example.com")
                 }
             } catch {
-                requireUntouched(before, "openExisting(path:) refused it (\(error))")
+                // With a -wal beside it, SQLite's checkpoint on close rewrites a foreign file
+                // (Fuzz/Regressions/FuzzStore/foreign-wal-checkpointed-by-reader).
+                requireUntouched(before, "openExisting(path:) refused it (\(error))", known: wal == nil ? nil : "reader-checkpoint")
                 continue
             }
         }
