@@ -22,7 +22,9 @@ enum FuzzEmail {
 private let noStrength = StrengthEstimator { _, _ in StrengthEstimate(bits: 100, isCommon: false) }
 private let form = SignupForm.make(policy: .standard, strength: noStrength)
 
-func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// libFuzzer's entry for one input (also its C name, which a debug link resolves).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let raw = String(decoding: input.rest(), as: UTF8.self)
 

@@ -22,7 +22,9 @@ enum FuzzLineInput {
 /// One regular file reused for every input: truncated and rewritten each time.
 nonisolated(unsafe) private var scratchFile: Int32 = -1
 
-func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// libFuzzer's entry for one input (also its C name, which a debug link resolves).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let header = input.byte()
     let payload = input.rest()
@@ -91,7 +93,7 @@ private func summary(_ lines: [LineInput.Line]) -> String {
 /// The scratch file, holding `bytes`, positioned at its start.
 private func fileSource(_ bytes: [UInt8]) -> Int32 {
     if scratchFile < 0 {
-        var template = Array("/tmp/fuzz-line-input-XXXXXX".utf8CString)
+        var template = Array("\(temporaryFolder)/fuzz-line-input-XXXXXX".utf8CString)
         scratchFile = mkstemp(&template)
         require(scratchFile >= 0, "cannot make a scratch file")
         unlink(&template)

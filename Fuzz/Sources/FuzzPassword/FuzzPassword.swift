@@ -46,7 +46,9 @@ private func errors(policy: PasswordPolicy, email: String, password: String, con
     return form.fields.flatMap { form.errors(for: $0.name) }
 }
 
-func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// libFuzzer's entry for one input (also its C name, which a debug link resolves).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let choice = input.byte()
     let policy = policies[Int(choice & 0x7F) % policies.count]

@@ -16,7 +16,9 @@ enum FuzzPolicyFile {
 
 private let noStrength = StrengthEstimator { password, _ in StrengthEstimate(bits: Double(password.utf8.count * 4), isCommon: false) }
 
-func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// libFuzzer's entry for one input (also its C name, which a debug link resolves).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let bytes = Data(input.rest())
     let text = String(decoding: bytes, as: UTF8.self)

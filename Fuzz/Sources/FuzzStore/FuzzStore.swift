@@ -18,7 +18,7 @@ enum FuzzStore {
 }
 
 private let folder: String = {
-    var template = Array("/tmp/fuzz-store-XXXXXX".utf8CString)
+    var template = Array("\(temporaryFolder)/fuzz-store-XXXXXX".utf8CString)
     guard mkdtemp(&template) != nil else { fatalError("mkdtemp failed") }
     return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }()
@@ -26,7 +26,9 @@ private let path = folder + "/accounts.sqlite"
 private let sideFiles = ["-wal", "-shm", "-journal"].map { path + $0 }
 private let magic = Array("SQLite format 3\u{0}".utf8)
 
-func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// libFuzzer's entry for one input (also its C name, which a debug link resolves).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let flags = input.byte()
     let split = flags & 8 != 0 ? Int(input.byte()) * 64 : nil

@@ -41,6 +41,13 @@ private let skippedInvariants: Set<String> = {
         .split(separator: ",").map(String.init))
 }()
 
+/// `$TMPDIR`, else `/tmp`: where targets make their scratch files (scripts/fuzz points it
+/// at a folder it removes afterwards).
+public let temporaryFolder: String = {
+    guard let value = getenv("TMPDIR"), value.pointee != 0 else { return "/tmp" }
+    return String(decoding: UnsafeRawBufferPointer(start: value, count: strlen(value)), as: UTF8.self)
+}()
+
 /// Writes one line to standard error.
 public func report(_ text: String) {
     let line = Array("fuzz: \(text)\n".utf8)

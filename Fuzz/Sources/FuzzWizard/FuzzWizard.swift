@@ -38,7 +38,9 @@ private let results: [SubmitResult] = [
 ]
 private let problems: [InputProblem] = [.invalidUTF8, .nulByte, .tooLong(limit: 65536)]
 
-func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// libFuzzer's entry for one input (also its C name, which a debug link resolves).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let flags = input.byte()
     var run = Run(
