@@ -12,8 +12,9 @@
 // effect's text (prompts, errors, review, notices, outcome, and the submission's description,
 // reflection and dump) contains a password typed at a secret prompt or preset (4 characters
 // or more, in any normalization form, not explained by fixed wording or a public answer);
-// "created" only after the store said so; input that ends reaches an outcome within a few
-// steps, and nothing happens after the outcome.
+// "created" only after the store said so; end of input is Ctrl-C at a terminal and makes a
+// script incomplete at the field it was asking; input that ends reaches an outcome within
+// a few steps, and nothing happens after the outcome.
 import AccountStore
 import Foundation
 import FuzzSupport
@@ -129,9 +130,29 @@ private struct Run {
                 publicTexts += variants(of: text)
             }
         }
+        let asked = pendingSubmit || outcome != nil ? nil : question?.question
         if case .submitted = input, pendingSubmit { pendingSubmit = false }
         if case .interrupt = input, pendingSubmit { pendingSubmit = false }
-        observe(wizard.handle(input), after: input)
+        let effects = wizard.handle(input)
+        if input == .endOfInput, let asked { checkEnd(effects, at: asked) }
+        observe(effects, after: input)
+    }
+
+    /// SPEC 5 and 6: at a terminal, end of input is Ctrl-C (cancel, or ask whether to discard);
+    /// a script that ends before a field is answered is incomplete at that field.
+    private func checkEnd(_ effects: [WizardEffect], at question: Question) {
+        switch (wizard.mode, question) {
+        case (.script, .field(let name)):
+            let incomplete = effects.contains { if case .finish(.incomplete(name, _, _)) = $0 { true } else { false } }
+            require(incomplete, "a script that ended at \(name) is not incomplete there")
+        case (.interactive, .discard):
+            require(effects == [.finish(.cancelled)], "end of input at the discard question does not cancel")
+        case (.interactive, _):
+            let discard = effects.count == 1 && { if case .ask(let prompt) = effects[0] { prompt.question == .discard } else { false } }()
+            require(effects == [.finish(.cancelled)] || discard, "end of input at a terminal is not Ctrl-C")
+        default:
+            require(effects.contains { if case .finish = $0 { true } else { false } }, "a script's end of input has no outcome")
+        }
     }
 
     private mutating func observe(_ effects: [WizardEffect], after input: WizardInput?) {
