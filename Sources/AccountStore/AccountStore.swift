@@ -264,13 +264,24 @@ public final class AccountStore: Sendable {
     /// connection, which never checkpoints, so a file that is then refused keeps its bytes.
     /// Otherwise a read-write connection is used: a read-only one would leave `-wal` and
     /// `-shm` behind.
+    ///
+    /// A read-only connection makes a `-shm` beside the file when there is none. A non-empty
+    /// `-wal` with no `-shm` means no connection is open (a crash left it), so nothing can
+    /// change the two files meanwhile: they are read from a private copy, and nothing at all
+    /// is added beside a file that is then refused.
     private static func inspect(_ name: SQLiteName, path: DatabasePath) throws(StoreError) -> Migrations.Contents {
         var configuration = Configuration()
         configuration.readonly = (FileSystem.size(of: name.file + Array("-wal".utf8)) ?? 0) > 0
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "AccountStore"
+        var target = name.text
+        if configuration.readonly, FileSystem.size(of: name.file + Array("-shm".utf8)) == nil,
+           let copy = FileSystem.privateCopy(of: name.file) {
+            target = copy
+        }
+        defer { if target != name.text { FileSystem.removePrivateCopy(FileSystem.parentText(of: target)) } }
         do {
-            let reader = try DatabaseQueue(path: name.text, configuration: configuration)
+            let reader = try DatabaseQueue(path: target, configuration: configuration)
             defer { try? reader.close() }
             return try reader.read { try Migrations.contents($0, path: path) }
         } catch {

@@ -225,6 +225,58 @@ enum FileSystem {
         return Int(info.st_size)
     }
 
+    /// Copies `file` and its `-wal` into a new private (0700) folder under `$TMPDIR` or `/tmp`,
+    /// for reading without creating anything beside the original; nil when that fails.
+    /// The caller removes the folder with ``removePrivateCopy(_:)``.
+    static func privateCopy(of file: [UInt8]) -> String? {
+        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        var template = Array((base + "/signup-inspect-XXXXXX").utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return nil }
+        let folder = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let copy = folder + "/copy.sqlite"
+        for suffix in ["", "-wal"] {
+            guard copyBytes(from: file + Array(suffix.utf8), to: copy + suffix) else {
+                removePrivateCopy(folder)
+                return nil
+            }
+        }
+        return copy
+    }
+
+    /// The folder of a text path.
+    static func parentText(of file: String) -> String {
+        String(file[..<(file.lastIndex(of: "/") ?? file.startIndex)])
+    }
+
+    /// Removes a folder made by ``privateCopy(of:)`` and everything SQLite left in it.
+    static func removePrivateCopy(_ folder: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { _ = unlink(folder + "/copy.sqlite" + suffix) }
+        _ = rmdir(folder)
+    }
+
+    private static func copyBytes(from source: [UInt8], to destination: String) -> Bool {
+        let input = source.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        guard input >= 0 else { return false }
+        defer { _ = close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard output >= 0 else { return false }
+        defer { _ = close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { return false }
+            if got == 0 { return true }
+            var offset = 0
+            while offset < got {
+                let wrote = buffer.withUnsafeBytes { write(output, $0.baseAddress! + offset, got - offset) }
+                if wrote < 0 && errno == EINTR { continue }
+                if wrote <= 0 { return false }
+                offset += wrote
+            }
+        }
+    }
+
     /// Whether the file system holding `file` has no block left for us.
     static func isFull(_ file: [UInt8]) -> Bool {
         var info = statvfs()

@@ -46,7 +46,7 @@ extension Rule {
     public static func notContainingEmail(field emailField: String = "email", message: String = "Do not use your email address in your password") -> Rule {
         custom("containsEmail", message: message) { value, context in
             let local = emailLocalPart(context[field: emailField]).lowercased()
-            return local.count < 3 || !value.lowercased().contains(local)
+            return local.count < 3 || !value.lowercased().includes(local)
         }
     }
 
@@ -56,9 +56,17 @@ extension Rule {
         let lowered = words.map { $0.lowercased() }.filter { !$0.isEmpty }
         return custom("blockedWord", message: message) { value, _ in
             let password = value.lowercased()
-            return !lowered.contains { password.contains($0) }
+            return !lowered.contains { password.includes($0) }
         }
     }
+}
+
+extension String {
+    /// Whether `part` occurs in this text, Character by Character (the standard library's search).
+    ///
+    /// Not Foundation's `contains`, which another file's `import Foundation` makes the default:
+    /// it mishandles NUL (`"\0".contains("\0\0")` is true) and traps on some texts holding it.
+    func includes(_ part: String) -> Bool { firstRange(of: part) != nil }
 }
 
 /// The part of an email address before its last `@`, or the whole text when it has none.

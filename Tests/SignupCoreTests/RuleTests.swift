@@ -81,6 +81,16 @@ import Testing
         #expect(reasons(rule, "xxalxx", RuleContext(values: ["email": "al@example.com"])) == [])
     }
 
+    // Found by the FuzzPassword target (Fuzz/Regressions/FuzzPassword/nul-in-email-local-part):
+    // Foundation's String.contains trapped on these and said "\0" contains "\0\0".
+    @Test func containsEmailAndBlockedWordsHandleNulWithoutTrapping() {
+        let email = RuleContext(values: ["email": "\0\0\0\0"])
+        #expect(reasons(.notContainingEmail(), "\0\0\088\u{FFFD}\0", email) == [])
+        #expect(reasons(.notContainingEmail(), "x\0", RuleContext(values: ["email": "\0\0\0@example.com"])) == [])
+        #expect(reasons(.notContaining(words: ["\0\0"]), "a\0") == [])
+        #expect(reasons(.notContaining(words: ["\0\0"]), "a\0\0") == ["blockedWord"])
+    }
+
     @Test func blockedWordsAreNotNamedInTheMessage() {
         let failure = Rule.notContaining(words: ["acme"]).validate("MyACMEpass1").first
         #expect(failure?.reason == "blockedWord")

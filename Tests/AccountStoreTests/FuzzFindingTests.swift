@@ -1,0 +1,37 @@
+import AccountStore
+import Foundation
+import Testing
+
+/// Defects the fuzz targets found (Fuzz/Regressions/FuzzStore), kept as plain tests.
+@Suite struct FuzzFindingTests {
+    // Fuzz/Regressions/FuzzStore/foreign-wal-checkpointed-by-reader: SQLite's checkpoint on
+    // close wrote the -wal into the foreign file and removed the -wal, after which the store
+    // said "not a signup database".
+    @Test("a reader refuses another program's WAL database with a -wal beside it and leaves both byte for byte")
+    func foreignWALUntouchedByReader() throws {
+        try withTemporaryFolder { folder throws in
+            let path = folder.file("other.sqlite")
+            // Another program that stopped before a checkpoint: its last commit is only in the -wal.
+            let script = """
+                import os, shutil, sqlite3
+                path = os.environ["DB"]
+                db = sqlite3.connect(path + ".live", isolation_level=None)
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA wal_autocheckpoint = 0")
+                db.execute("CREATE TABLE notes (body TEXT)")
+                db.execute("INSERT INTO notes VALUES ('only in the wal')")
+                shutil.copy(path + ".live", path)
+                shutil.copy(path + ".live-wal", path + "-wal")
+                """
+            let made = try run(["python3", "-c", script], environment: ["DB": path])
+            try #require(made.status == 0, "python3 failed: \(made.error)")
+            let database = try Data(contentsOf: URL(fileURLWithPath: path))
+            let wal = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+
+            #expect(throws: StoreError.self) { try AccountStore.openExisting(path: path) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == database)
+            #expect(FileManager.default.contents(atPath: path + "-wal") == wal)
+            #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+        }
+    }
+}
