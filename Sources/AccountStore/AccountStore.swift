@@ -138,11 +138,11 @@ public final class AccountStore: Sendable {
 
     // MARK: - Helpers
 
-    private static func normalized(_ email: String) -> String {
+    static func normalized(_ email: String) -> String {
         email.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
     }
 
-    private static func timestamp(_ date: Date) -> String {
+    static func timestamp(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
     }
 

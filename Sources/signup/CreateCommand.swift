@@ -20,7 +20,7 @@ struct CreateCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Read the password (both fields) from the first line of this file descriptor.", valueName: "n"))
     var passwordFd: Int32?
 
-    @Option(help: ArgumentHelp("The account database (default: $SIGNUP_DB, else $XDG_DATA_HOME/signup/accounts.sqlite).", valueName: "path"))
+    @Option(help: ArgumentHelp("The account database: a path, or a postgresql:// URL or libpq connection string without a password (default: $SIGNUP_DB, else $XDG_DATA_HOME/signup/accounts.sqlite).", valueName: "path"))
     var db: String?
 
     @Option(help: ArgumentHelp("The password policy: standard, strict or nist.", valueName: "name"))
@@ -58,6 +58,7 @@ struct CreateCommand: ParsableCommand {
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
+        let location = try storeLocation(db: db)
         let passwordPolicy = try loadPolicy()
         let interactive = !noInteractive && isTerminal(0) && isTerminal(2)
         let conversation = Conversation(
@@ -93,8 +94,7 @@ struct CreateCommand: ParsableCommand {
             form: form, mode: interactive ? .interactive : .script, strength: estimator,
             presets: presets, unreadablePresets: unreadable
         )
-        let storePath = db ?? AccountStore.defaultPath(environment: environment)
-        let submit = { (submission: Submission) in Self.store(submission, at: storePath, dryRun: dryRun) }
+        let submit = { (submission: Submission) in Self.store(submission, at: location, dryRun: dryRun) }
 
         let outcome: Outcome
         if interactive {
@@ -147,18 +147,18 @@ struct CreateCommand: ParsableCommand {
     }
 
     /// Hashes and stores one submission; a dry run checks the email against an existing database only.
-    static func store(_ submission: Submission, at path: String, dryRun: Bool) -> SubmitResult {
+    static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool) -> SubmitResult {
         do throws(StoreError) {
             let hash = try PasswordHasher.hash(submission.password)
             if dryRun {
-                let taken = try AccountStore.openExisting(path: path)?.isTaken(email: submission.email) ?? false
+                let taken = try location.openExisting()?.isTaken(email: submission.email) ?? false
                 return taken ? .emailTaken : .created(id: 0)
             }
             // From here a signal must not make the exit code lie: a committed account is reported
             // as created; a signal held back during a write that failed ends the process after it.
             TerminalGuard.holdSignals()
             do {
-                let account = try AccountStore(path: path).create(email: submission.email, passwordHash: hash)
+                let account = try location.openForWriting().create(email: submission.email, passwordHash: hash)
                 return .created(id: account.id)
             } catch {
                 TerminalGuard.releaseSignals()

@@ -13,10 +13,10 @@ struct ListCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let path = db ?? AccountStore.defaultPath(environment: ProcessInfo.processInfo.environment)
-        let accounts: [Account]
+        let location = try storeLocation(db: db)
+        var accounts: [Account] = []
         do {
-            accounts = try AccountStore.openExisting(path: path)?.accounts() ?? []
+            try location.openExisting()?.streamAccounts { accounts.append($0); return true }
         } catch {
             IO.write("error: \(error.description)\n", to: 2)
             throw ExitCode(ExitStatus.storage)
@@ -27,7 +27,7 @@ struct ListCommand: ParsableCommand {
             return
         }
         if accounts.isEmpty {
-            IO.write("No accounts in \(path)\n", to: 2)
+            IO.write("No accounts in \(location)\n", to: 2)
             return
         }
         let idWidth = max(2, accounts.map { String($0.id).count }.max() ?? 0)

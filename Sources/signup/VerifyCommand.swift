@@ -19,7 +19,7 @@ struct VerifyCommand: ParsableCommand {
     var db: String?
 
     func run() throws {
-        let path = db ?? AccountStore.defaultPath(environment: ProcessInfo.processInfo.environment)
+        let location = try storeLocation(db: db)
         let password: Secret
         if isTerminal(0) && isTerminal(2) {
             TerminalGuard.install()
@@ -39,7 +39,7 @@ struct VerifyCommand: ParsableCommand {
         }
         let hash: String?
         do {
-            hash = try AccountStore.openExisting(path: path)?.passwordHash(forEmail: SignupForm.normalizeEmail(email))
+            hash = try location.openExisting()?.passwordHash(forEmail: SignupForm.normalizeEmail(email))
         } catch {
             IO.write("error: \(error.description)\n", to: 2)
             throw ExitCode(ExitStatus.storage)
