@@ -71,6 +71,9 @@ final class PGConnection {
             PQfinish(made)
             throw failure
         }
+        // libpq prints the server's notices (`relation … already exists, skipping`) on standard
+        // error by default; they are not the person's business.
+        PQsetNoticeProcessor(made, { _, _ in }, nil)
         connection = made
     }
 

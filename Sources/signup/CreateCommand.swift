@@ -58,7 +58,7 @@ struct CreateCommand: ParsableCommand {
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
-        let location = try storeLocation(db: db)
+        let location = try StoreOption.location(given: db)
         let passwordPolicy = try loadPolicy()
         let interactive = !noInteractive && isTerminal(0) && isTerminal(2)
         let conversation = Conversation(

@@ -13,7 +13,7 @@ struct ListCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let location = try storeLocation(db: db)
+        let location = try StoreOption.location(given: db)
         var accounts: [Account] = []
         do {
             try location.openExisting()?.streamAccounts { accounts.append($0); return true }

@@ -19,7 +19,7 @@ struct VerifyCommand: ParsableCommand {
     var db: String?
 
     func run() throws {
-        let location = try storeLocation(db: db)
+        let location = try StoreOption.location(given: db)
         let password: Secret
         if isTerminal(0) && isTerminal(2) {
             TerminalGuard.install()
