@@ -30,8 +30,8 @@ pg_init() {
     pg_as_owner "$(pg_bin)/initdb" -D "$dir/data" -U postgres -E UTF8 --locale=C.UTF-8 \
         --auth-local=trust --auth-host=scram-sha-256 --no-sync >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; return 1; }
-    # Replication for the failover test's standby, from loopback only.
-    echo "host replication postgres 127.0.0.1/32 trust" >>"$dir/data/pg_hba.conf"
+    # Replication for the failover test's standby, from loopback only (first: the first match wins).
+    sed -i '1i host replication postgres 127.0.0.1/32 trust' "$dir/data/pg_hba.conf"
 }
 
 # pg_start DIR PORT [EXTRA pg_ctl -o OPTIONS]: starts the cluster in DIR/data; its socket is DIR.
