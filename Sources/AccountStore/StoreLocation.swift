@@ -27,7 +27,8 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         case .failure(let failure):
             throw .notAConnectionString(libpqReason: Self.withoutQuotedText(failure.reason))
         case .success(let parameters):
-            if fromCommandLine, let password = parameters["password"], !password.isEmpty {
+            // `sslpassword` unlocks the client's TLS key: as secret as the password.
+            if fromCommandLine, ["password", "sslpassword"].contains(where: { !(parameters[$0] ?? "").isEmpty }) {
                 throw .passwordOnCommandLine
             }
             self = .postgres(PostgresLocation(conninfo: text, parameters: parameters))

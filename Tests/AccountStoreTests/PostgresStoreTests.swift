@@ -18,6 +18,7 @@ struct StoreLocationTests {
     @Test("a password in --db is refused and not repeated; in SIGNUP_DB it is accepted", arguments: [
         "postgresql://alice:Hunter2-Secret@db1/accounts", "host=db1 password=Hunter2-Secret dbname=accounts",
         "host=db1 password='Hunter2-Secret'", "postgresql://db1/accounts?password=Hunter2-Secret",
+        "postgresql://db1/accounts?sslpassword=Hunter2-Secret", "postgresql://alice:Hunter2%2DSecret@db1",
     ])
     func passwordOnCommandLine(text: String) throws {
         let error = #expect(throws: StoreLocation.Refusal.passwordOnCommandLine) { try StoreLocation(text, fromCommandLine: true) }
