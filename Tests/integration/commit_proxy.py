@@ -3,9 +3,10 @@
 
 usage: commit_proxy.py MODE SERVER_PORT
 Prints its own port on the first line of standard output, then forwards every connection.
-The first time a client sends the simple-protocol message `COMMIT` the proxy closes both
-sides of that connection: MODE `after` forwards the COMMIT first (the server commits, the
-client never hears so), MODE `before` does not (the server never gets it). Later connections,
+The first time a client sends the simple-protocol message `COMMIT` the proxy hangs up on
+the client: MODE `after` forwards the COMMIT and hangs up on both sides once the server
+has answered (it committed; the client never hears so), MODE `before` closes both
+sides without forwarding it (the server never gets it). Later connections,
 like the one signup opens to find out what happened, are forwarded untouched.
 """
 import socket, sys, threading
@@ -16,12 +17,14 @@ broken = threading.Event()
 lock = threading.Lock()
 
 
-def pump(source, target, watch):
+def pump(source, target, watch, answered):
     pending = b""
     try:
         while True:
             data = source.recv(65536)
             if not data:
+                break
+            if not watch and answered.is_set():
                 break
             if watch and not broken.is_set():
                 pending = (pending + data)[-64:]
@@ -30,19 +33,28 @@ def pump(source, target, watch):
                         first = not broken.is_set()
                         broken.set()
                     if first:
-                        if mode == "after":
-                            target.sendall(data)
                         print("broke a COMMIT (%s)" % mode, file=sys.stderr, flush=True)
+                        if mode == "after":
+                            # Forward it; the other pump drops the server's answer and hangs up
+                            # on both sides, so the server has committed before the client
+                            # can notice anything.
+                            answered.set()
+                            target.sendall(data)
+                            return
                         break
             target.sendall(data)
     except OSError:
         pass
-    for s in (source, target):
-        try:
-            s.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        s.close()
+    hang_up(source)
+    hang_up(target)
+
+
+def hang_up(s):
+    try:
+        s.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    s.close()
 
 
 listener = socket.socket()
@@ -53,5 +65,6 @@ print(listener.getsockname()[1], flush=True)
 while True:
     client, _ = listener.accept()
     server = socket.create_connection(("127.0.0.1", server_port))
-    threading.Thread(target=pump, args=(client, server, True), daemon=True).start()
-    threading.Thread(target=pump, args=(server, client, False), daemon=True).start()
+    answered = threading.Event()  # this connection's COMMIT went through: drop the server's answer
+    threading.Thread(target=pump, args=(client, server, True, answered), daemon=True).start()
+    threading.Thread(target=pump, args=(server, client, False, answered), daemon=True).start()
