@@ -20,9 +20,11 @@ struct PGFailure: Error, Sendable {
 
     init(_ kind: Kind, _ message: String) {
         self.kind = kind
+        // libpq quotes the statement under an error (`LINE 1: INSERT …` and a `^` line): the
+        // person needs the reason, not our SQL.
         let oneLine = message.split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
+            .filter { !$0.isEmpty && !$0.hasPrefix("LINE ") && $0 != "^" }
             .joined(separator: " ")
         reason = VisibleText.of(oneLine.isEmpty ? "no reason given" : oneLine)
     }
