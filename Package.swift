@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CLibedit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
+        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // prctl and setrlimit for the process's own hardening (SPEC 10).
         .systemLibrary(name: "CSystem"),
 
@@ -26,10 +27,10 @@ let package = Package(
         .target(name: "SignupCore"),
         // The only code that touches termios, signals and libedit.
         .target(name: "Terminal", dependencies: ["SignupCore", "CLibedit"]),
-        // SQLite through GRDB, Argon2id hashing, zxcvbn strength.
+        // SQLite through GRDB or PostgreSQL through libpq, Argon2id hashing, zxcvbn strength.
         .target(
             name: "AccountStore",
-            dependencies: ["SignupCore", "CArgon2", "CZxcvbn", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["SignupCore", "CArgon2", "CZxcvbn", "CLibpq", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "signup",

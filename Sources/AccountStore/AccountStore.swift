@@ -216,7 +216,7 @@ public final class AccountStore: Sendable {
 
     // MARK: - Helpers
 
-    private static func timestamp(_ date: Date) -> String {
+    static func timestamp(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import SignupCore
 #if canImport(Glibc)
 import Glibc
@@ -7,19 +8,46 @@ import Darwin
 
 /// Where accounts are kept, as named by `--db` or `SIGNUP_DB`: the one place that text is classified.
 ///
-/// Every backend is a case of its own; today the only one is a SQLite file. Nothing
-/// else in the program decides what a `--db` value means.
-public enum StoreLocation: Sendable, Equatable {
+/// The rule: text starting with `postgresql://` or `postgres://`, or starting with a libpq
+/// keyword and `=` (`host=db1 dbname=accounts`), is a PostgreSQL connection string; anything
+/// else is an SQLite file path, never an SQLite URI. A file whose name starts with `word=` is
+/// still reachable as `./word=…`. Nothing else in the program decides what a `--db` value means.
+public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// A SQLite database file.
     case sqlite(DatabasePath)
+    /// A PostgreSQL database, reached through libpq.
+    case postgres(PostgresLocation)
 
-    /// Classifies the bytes of `--db` or `SIGNUP_DB`, exactly as given.
+    /// Classifies the bytes of `--db` (`fromCommandLine`) or `SIGNUP_DB`, exactly as given.
     ///
-    /// Anything that is not another backend's name is a file path, never an SQLite
-    /// URI: `file:x`, `:memory:` and `x?mode=ro` are files of those names.
-    public static func parse(_ bytes: [UInt8]) throws(StoreError) -> StoreLocation {
-        .sqlite(try DatabasePath(bytes))
+    /// `file:x`, `:memory:` and `x?mode=ro` are files of those names. A connection string
+    /// that libpq cannot parse, or one holding a password while it comes from the command line
+    /// (every user can read a process's arguments), is refused; the reason never repeats the text.
+    public static func parse(_ bytes: [UInt8], fromCommandLine: Bool = false) throws(StoreError) -> StoreLocation {
+        guard let text = String(validating: bytes, as: UTF8.self), looksLikePostgres(text) else {
+            return .sqlite(try DatabasePath(bytes))
+        }
+        switch PGConnectionString.parameters(text) {
+        case .failure(let failure):
+            throw .unavailable(reason: "the database is not a valid PostgreSQL connection string (libpq: "
+                + withoutQuotedText(failure.reason) + ")")
+        case .success(let parameters):
+            // `sslpassword` unlocks the client's TLS key: as secret as the password.
+            if fromCommandLine, ["password", "sslpassword"].contains(where: { !(parameters[$0] ?? "").isEmpty }) {
+                throw .unavailable(reason: Self.passwordOnCommandLine)
+            }
+            return .postgres(PostgresLocation(conninfo: text, parameters: parameters))
+        }
     }
+
+    /// Classifies text (tests and library callers); see ``parse(_:fromCommandLine:)``.
+    public init(_ text: String, fromCommandLine: Bool) throws(StoreError) {
+        self = try Self.parse(Array(text.utf8), fromCommandLine: fromCommandLine)
+    }
+
+    /// Why a password in `--db` is refused.
+    public static let passwordOnCommandLine = "--db holds a password (not shown): every user of this machine can read "
+        + "a program's arguments. Put it in ~/.pgpass or the file PGPASSFILE names, or pass the connection string in SIGNUP_DB."
 
     /// `--db` when given, else `$SIGNUP_DB`, else `$XDG_DATA_HOME/signup/accounts.sqlite`,
     /// else `$HOME/.local/share/signup/accounts.sqlite` (SPEC 8).
@@ -29,7 +57,7 @@ public enum StoreLocation: Sendable, Equatable {
     /// ignore a relative one). Without `HOME`, the home folder comes from the
     /// password database.
     public static func chosen(option: [UInt8]?, variable: (String) -> [UInt8]?) throws(StoreError) -> StoreLocation {
-        if let option { return try parse(option) }
+        if let option { return try parse(option, fromCommandLine: true) }
         if let database = variable("SIGNUP_DB"), !database.isEmpty { return try parse(database) }
         return .sqlite(try DatabasePath.defaultFile(variable: variable))
     }
@@ -47,11 +75,34 @@ public enum StoreLocation: Sendable, Equatable {
         })
     }
 
-    /// The location for messages, with control characters made visible.
+    /// The location for messages, with control characters made visible and never a password.
     public var visible: String {
         switch self {
         case .sqlite(let path): path.description
+        case .postgres(let location): location.description
         }
+    }
+
+    /// The same as ``visible``.
+    public var description: String { visible }
+
+    static func looksLikePostgres(_ text: String) -> Bool {
+        if text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") { return true }
+        let keyword = text.drop(while: { $0 == " " || $0 == "\t" }).prefix(while: { $0 != "=" })
+        return keyword.count < text.count
+            && !keyword.isEmpty
+            && keyword.trimmingCharacters(in: .whitespaces).allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
+    }
+
+    /// libpq quotes the text it could not parse, and that text may hold a password: keep only
+    /// quoted keywords (`invalid connection option "hots"`).
+    private static func withoutQuotedText(_ reason: String) -> String {
+        let parts = reason.split(separator: "\"", omittingEmptySubsequences: false)
+        return parts.enumerated().map { index, part in
+            guard index % 2 == 1 else { return String(part) }
+            let keywordLike = !part.isEmpty && part.count <= 40 && part.allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
+            return keywordLike ? "\"\(part)\"" : "(not shown)"
+        }.joined()
     }
 }
 
@@ -114,5 +165,25 @@ public struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return nil }
         return buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    }
+}
+
+/// A PostgreSQL connection string (URL or keywords), as libpq takes it.
+public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    /// The text handed to libpq. It may hold a password (from `SIGNUP_DB`): never print it.
+    let conninfo: String
+    private let parameters: [String: String]
+
+    init(conninfo: String, parameters: [String: String]) {
+        self.conninfo = conninfo
+        self.parameters = parameters
+    }
+
+    /// `PostgreSQL (host=…, port=…, dbname=…)` with what the string sets, never a password.
+    public var description: String {
+        let shown = ["service", "host", "hostaddr", "port", "dbname", "user"].compactMap { key in
+            parameters[key].map { "\(key)=\($0)" }
+        }
+        return VisibleText.of("PostgreSQL (" + (shown.isEmpty ? "libpq's defaults" : shown.joined(separator: ", ")) + ")")
     }
 }

@@ -5,6 +5,23 @@ import SignupCore
 // Prints the cost of validating one answer per field, with a reference measured in the
 // same run, so figures from a noisy shared machine can be compared as ratios.
 
+// `signup-bench stream DB` counts the accounts through the store's streaming read and exits:
+// scripts/bench-pg measures its peak memory over a million rows.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "stream" {
+    var count = 0
+    do {
+        try StoreLocation(CommandLine.arguments[2], fromCommandLine: false).openExisting()?.streamAccounts { _ in
+            count += 1
+            return true
+        }
+    } catch {
+        print("error: \(error)")
+        exit(74)
+    }
+    print(count)
+    exit(0)
+}
+
 func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 /// Median nanoseconds of one call of `body`, over `rounds` rounds of `batch` calls.

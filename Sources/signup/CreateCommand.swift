@@ -58,6 +58,7 @@ struct CreateCommand: ParsableCommand {
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
+        let location = try StoreOption.location(given: db)
         let passwordPolicy = try loadPolicy()
         let interactive = !noInteractive && isTerminal(0) && isTerminal(2)
         let conversation = Conversation(
@@ -96,7 +97,6 @@ struct CreateCommand: ParsableCommand {
             form: form, mode: interactive ? .interactive : .script, strength: estimator,
             presets: presets, unreadablePresets: unreadable
         )
-        let location = try StoreOption.location(given: db)
         let quiet = quiet
         let submit = { (submission: Submission) in
             Self.store(submission, at: location, dryRun: dryRun, waiting: { if !quiet { IO.write($0 + "\n", to: 2) } })
@@ -159,10 +159,7 @@ struct CreateCommand: ParsableCommand {
         do throws(StoreError) {
             let hash = try PasswordHasher.hash(submission.password)
             if dryRun {
-                let taken: Bool
-                switch location {
-                case .sqlite(let path): taken = try AccountStore.openExisting(at: path)?.isTaken(email: submission.email) ?? false
-                }
+                let taken = try location.openExisting()?.isTaken(email: submission.email) ?? false
                 return taken ? .emailTaken : .created(id: 0)
             }
             // A write that takes longer than a moment is waiting for another writer's lock: say so.
@@ -170,15 +167,11 @@ struct CreateCommand: ParsableCommand {
             DispatchQueue.global().asyncAfter(deadline: .now() + 1, execute: notice)
             defer { notice.cancel() }
             do {
-                let account: Account
-                switch location {
-                // Until the write lock is ours a signal cancels (nothing is stored). From then on it
-                // must not make the exit code lie: a committed account is reported as created; a
-                // signal held back during a write that failed ends the process after it.
-                case .sqlite(let path):
-                    account = try AccountStore(at: path).create(
-                        email: submission.email, passwordHash: hash, whenLocked: TerminalGuard.holdSignals)
-                }
+                // Until only the commit is left (the write lock is ours) a signal cancels: nothing is
+                // stored. From then on it must not make the exit code lie: a committed account is
+                // reported as created; a signal held back during a write that failed ends the process after it.
+                let account = try location.openForWriting().create(
+                    email: submission.email, passwordHash: hash, at: Date(), whenLocked: TerminalGuard.holdSignals)
                 return .created(id: account.id)
             } catch {
                 TerminalGuard.releaseSignals()

@@ -23,10 +23,7 @@ struct ListCommand: ParsableCommand {
         var output = StandardOutput()
         var count = 0
         do throws(StoreError) {
-            let store: AccountStore?
-            switch location {
-            case .sqlite(let path): store = try AccountStore.openExisting(at: path)
-            }
+            let store = try location.openExisting()
             if json { output.append("[") }
             try store?.streamAccounts { account in
                 if json {

@@ -53,10 +53,7 @@ struct VerifyCommand: ParsableCommand {
         }
         let hash: String?
         do throws(StoreError) {
-            switch location {
-            case .sqlite(let path):
-                hash = try AccountStore.openExisting(at: path)?.passwordHash(forEmail: SignupForm.normalizeEmail(email))
-            }
+            hash = try location.openExisting()?.passwordHash(forEmail: SignupForm.normalizeEmail(email))
         } catch {
             IO.write("error: \(error.description)\n", to: 2)
             throw ExitCode(ExitStatus.storage)

@@ -4,10 +4,10 @@ import Testing
 
 @Suite("Account store")
 struct AccountStoreTests {
-    @Test("insert returns an id and the row reads back trimmed, in NFC, with a UTC ISO 8601 time")
-    func insertReadsBack() throws {
-        try withTemporaryFolder { folder throws in
-            let store = try AccountStore(path: folder.file("accounts.sqlite"))
+    @Test("insert returns an id and the row reads back trimmed, in NFC, with a UTC ISO 8601 time", arguments: Backend.all)
+    func insertReadsBack(backend: Backend) throws {
+        try backend.withFreshLocation { location throws in
+            let store = try location.openForWriting()
             let date = Date(timeIntervalSince1970: 1_795_000_000)
             // "e" followed by a combining acute accent: NFD on the way in.
             let account = try store.create(email: "  Ame\u{301}lie@Example.com \n", passwordHash: fakeHash, at: date)
@@ -19,7 +19,7 @@ struct AccountStoreTests {
             let parsed = try Date(account.createdAt, strategy: .iso8601)
             #expect(parsed == date)
 
-            #expect(try store.accounts() == [account])
+            #expect(try store.collected() == [account])
             #expect(try store.passwordHash(forEmail: "amélie@example.com") == fakeHash)
             #expect(try store.isTaken(email: "AMÉLIE@EXAMPLE.COM"))
             #expect(try !store.isTaken(email: "someone@example.com"))
@@ -27,7 +27,7 @@ struct AccountStoreTests {
 
             let second = try store.create(email: "bob@example.com", passwordHash: fakeHash)
             #expect(second.id > account.id)
-            #expect(try store.accounts().map(\.email) == ["Am\u{E9}lie@Example.com", "bob@example.com"])
+            #expect(try store.collected().map(\.email) == ["Am\u{E9}lie@Example.com", "bob@example.com"])
         }
     }
 
@@ -44,10 +44,10 @@ struct AccountStoreTests {
         }
     }
 
-    @Test("the same email in another letter case is taken, and only one row exists")
-    func duplicateInAnotherCase() throws {
-        try withTemporaryFolder { folder throws in
-            let store = try AccountStore(path: folder.file("accounts.sqlite"))
+    @Test("the same email in another letter case is taken, and only one row exists", arguments: Backend.all)
+    func duplicateInAnotherCase(backend: Backend) throws {
+        try backend.withFreshLocation { location throws in
+            let store = try location.openForWriting()
             _ = try store.create(email: "alice@example.com", passwordHash: fakeHash)
             #expect(throws: StoreError.emailTaken) {
                 try store.create(email: "Alice@Example.com", passwordHash: fakeHash)
@@ -55,8 +55,8 @@ struct AccountStoreTests {
             #expect(throws: StoreError.emailTaken) {
                 try store.create(email: " ALICE@EXAMPLE.COM ", passwordHash: fakeHash)
             }
-            #expect(try store.accounts().count == 1)
-            #expect(try store.accounts().first?.email == "alice@example.com")
+            #expect(try store.collected().count == 1)
+            #expect(try store.collected().first?.email == "alice@example.com")
         }
     }
 
@@ -87,6 +87,18 @@ struct AccountStoreTests {
             #expect(columns == [
                 "id|INTEGER|0|1", "email|TEXT|1|0", "email_key|TEXT|1|0", "password_hash|TEXT|1|0", "created_at|TEXT|1|0",
             ])
+        }
+    }
+
+    @Test("openExisting where no store exists yet returns nil and creates nothing", arguments: Backend.all)
+    func openExistingCreatesNothing(backend: Backend) throws {
+        try backend.withFreshLocation { location throws in
+            #expect(try location.openExisting() == nil)
+            #expect(try location.openExisting() == nil)
+            if case .postgres = location {
+                let tables = try TestPostgres.psql("SELECT count(*) FROM pg_class WHERE relname IN ('account', 'grdb_migrations')", database: try #require(location.databaseName))
+                #expect(tables == ["0"])
+            }
         }
     }
 

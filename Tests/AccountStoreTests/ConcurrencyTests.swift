@@ -4,11 +4,10 @@ import Testing
 
 @Suite("Concurrent writers")
 struct ConcurrencyTests {
-    @Test("two stores signing up the same email at once: one created, one taken, never a lock error")
-    func sameEmailRace() throws {
-        try withTemporaryFolder { folder throws in
-            let path = folder.file("accounts.sqlite")
-            let stores = [try AccountStore(path: path), try AccountStore(path: path)]
+    @Test("two stores signing up the same email at once: one created, one taken, never a lock error", arguments: Backend.all)
+    func sameEmailRace(backend: Backend) throws {
+        try backend.withFreshLocation { location throws in
+            let stores = ThreadOwned([try location.openForWriting(), try location.openForWriting()])
             let rounds = 100
             for round in 0..<rounds {
                 let outcomes = Collected<Result<Int64, StoreError>>()
@@ -16,28 +15,27 @@ struct ConcurrencyTests {
                     // Vary the case so the race is on the key, not the text.
                     let email = index == 0 ? "user\(round)@example.com" : "User\(round)@Example.com"
                     outcomes.append(Result { () throws(StoreError) in
-                        try stores[index].create(email: email, passwordHash: fakeHash).id
+                        try stores.value[index].create(email: email, passwordHash: fakeHash).id
                     })
                 }
                 let created = outcomes.all.filter { if case .success = $0 { true } else { false } }
                 let taken = outcomes.all.filter { $0 == .failure(.emailTaken) }
                 #expect(created.count == 1 && taken.count == 1, "round \(round): \(outcomes.all)")
             }
-            #expect(try stores[0].accounts().count == rounds)
-            #expect(try stores[1].accounts().count == rounds)
+            #expect(try stores.value[0].collected().count == rounds)
+            #expect(try stores.value[1].collected().count == rounds)
         }
     }
 
-    @Test("many stores opening a new database together and inserting different emails: all land")
-    func manyWriters() throws {
-        try withTemporaryFolder { folder throws in
-            let path = folder.file("new/accounts.sqlite")
+    @Test("many stores opening a new database together and inserting different emails: all land", arguments: Backend.all)
+    func manyWriters(backend: Backend) throws {
+        try backend.withFreshLocation { location throws in
             let writers = 8
             let perWriter = 25
             let failures = Collected<String>()
             runConcurrently(writers) { writer in
                 do throws(StoreError) {
-                    let store = try AccountStore(path: path)
+                    let store = try location.openForWriting()
                     for number in 0..<perWriter {
                         _ = try store.create(email: "w\(writer)-n\(number)@example.com", passwordHash: fakeHash)
                     }
@@ -46,27 +44,26 @@ struct ConcurrencyTests {
                 }
             }
             #expect(failures.all.isEmpty)
-            let accounts = try AccountStore(path: path).accounts()
+            let accounts = try location.openForWriting().collected()
             #expect(accounts.count == writers * perWriter)
             #expect(Set(accounts.map(\.email)).count == writers * perWriter)
             #expect(accounts.map(\.id) == accounts.map(\.id).sorted())
         }
     }
 
-    @Test("a reader and writers share the file")
-    func readersWhileWriting() throws {
-        try withTemporaryFolder { folder throws in
-            let path = folder.file("accounts.sqlite")
-            let writer = try AccountStore(path: path)
-            let reader = try #require(try AccountStore.openExisting(path: path))
+    @Test("a reader and writers share the store", arguments: Backend.all)
+    func readersWhileWriting(backend: Backend) throws {
+        try backend.withFreshLocation { location throws in
+            let writer = ThreadOwned(try location.openForWriting())
+            let reader = ThreadOwned(try #require(try location.openExisting()))
             let failures = Collected<String>()
             runConcurrently(2) { index in
                 do throws(StoreError) {
                     for number in 0..<50 {
                         if index == 0 {
-                            _ = try writer.create(email: "n\(number)@example.com", passwordHash: fakeHash)
+                            _ = try writer.value.create(email: "n\(number)@example.com", passwordHash: fakeHash)
                         } else {
-                            _ = try reader.accounts()
+                            _ = try reader.value.collected()
                         }
                     }
                 } catch {
@@ -74,7 +71,7 @@ struct ConcurrencyTests {
                 }
             }
             #expect(failures.all.isEmpty)
-            #expect(try reader.accounts().count == 50)
+            #expect(try reader.value.collected().count == 50)
         }
     }
 }

@@ -1,0 +1,51 @@
+import Foundation
+
+/// What the program needs from wherever accounts are stored; SQLite and PostgreSQL both provide it.
+///
+/// Every method is synchronous and throws only ``StoreError``. Emails are keyed with
+/// ``AccountStore/key(forEmail:)`` in Swift by both backends, never by the database.
+public protocol AccountBackend: AnyObject {
+    /// Stores a new account; throws ``StoreError/emailTaken`` when its key exists.
+    ///
+    /// `whenLocked` runs just before the commit, once nothing but the commit is left to wait
+    /// for: a caller that must not be interrupted while committing holds its signals there.
+    func create(email: String, passwordHash: String, at date: Date, whenLocked: () -> Void) throws(StoreError) -> Account
+    /// Whether an account with this email's key exists.
+    func isTaken(email: String) throws(StoreError) -> Bool
+    /// The stored PHC hash for this email's key, or nil when there is no such account.
+    func passwordHash(forEmail email: String) throws(StoreError) -> String?
+    /// Hands each account to `body` in id order without holding them all; `body` returns false to stop.
+    func streamAccounts(_ body: (Account) -> Bool) throws(StoreError)
+}
+
+extension AccountBackend {
+    /// Stores a new account created now.
+    public func create(email: String, passwordHash: String) throws(StoreError) -> Account {
+        try create(email: email, passwordHash: passwordHash, at: Date(), whenLocked: {})
+    }
+
+    /// Stores a new account created at `date`.
+    public func create(email: String, passwordHash: String, at date: Date) throws(StoreError) -> Account {
+        try create(email: email, passwordHash: passwordHash, at: date, whenLocked: {})
+    }
+}
+
+extension StoreLocation {
+    /// Opens the store for writing, creating it and applying pending migrations when needed.
+    public func openForWriting() throws(StoreError) -> any AccountBackend {
+        switch self {
+        case .sqlite(let path): try AccountStore(at: path)
+        case .postgres(let location): try PostgresStore(location)
+        }
+    }
+
+    /// Opens an existing store for reading, or returns nil when there is none yet. Creates nothing.
+    public func openExisting() throws(StoreError) -> (any AccountBackend)? {
+        switch self {
+        case .sqlite(let path): try AccountStore.openExisting(at: path)
+        case .postgres(let location): try PostgresStore.openExisting(location)
+        }
+    }
+}
+
+extension AccountStore: AccountBackend {}

@@ -1,0 +1,200 @@
+import CLibpq
+import Foundation
+import SignupCore
+
+/// Why a libpq call failed: the one error type that leaves this file.
+struct PGFailure: Error, Sendable {
+    enum Kind: Equatable, Sendable {
+        /// The connection could not be made (server down, login refused, no such database).
+        case connect
+        /// The connection broke while in use: whatever was sent may or may not have been done.
+        case connectionLost
+        /// The server answered with an error; the connection still works.
+        case server(sqlstate: String)
+    }
+
+    let kind: Kind
+    /// libpq's or the server's reason on one line, control characters made visible.
+    /// Only the server's primary message is kept: its DETAIL can quote a whole row, hash included.
+    let reason: String
+
+    init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        // libpq quotes the statement under an error (`LINE 1: INSERT …` and a `^` line): the
+        // person needs the reason, not our SQL.
+        let oneLine = message.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("LINE ") && $0 != "^" }
+            .joined(separator: " ")
+        reason = VisibleText.of(oneLine.isEmpty ? "no reason given" : oneLine)
+    }
+
+    var isUniqueViolation: Bool { kind == .server(sqlstate: "23505") }
+}
+
+/// One connection to a PostgreSQL server, through libpq. Every libpq call in the program is in this file.
+///
+/// Synchronous, no event loop: each call waits for the server, bounded by the connection's
+/// `connect_timeout`, TCP keepalives and `tcp_user_timeout`, and the session's
+/// `statement_timeout` and `lock_timeout` (see ``defaultParameters``).
+final class PGConnection {
+    private let connection: OpaquePointer
+
+    /// Parameters libpq gets before the caller's connection string, so the string (and the
+    /// `PG…` environment variables, which libpq reads only for parameters still unset) win.
+    static func defaultParameters(environment: [String: String]) -> [(String, String)] {
+        var parameters: [(String, String)] = [("client_encoding", "UTF8")]
+        if environment["PGAPPNAME"] == nil { parameters.append(("application_name", "signup")) }
+        if environment["PGCONNECT_TIMEOUT"] == nil { parameters.append(("connect_timeout", "10")) }
+        // A server that vanishes without closing the connection (a cable, a crashed host, a
+        // failover) is noticed in about 25 s instead of the kernel's two hours.
+        parameters += [("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3")]
+        if environment["PGTCPUSERTIMEOUT"] == nil { parameters.append(("tcp_user_timeout", "25000")) }
+        return parameters
+    }
+
+    /// Connects with `conninfo` (a URL or a keyword string) expanded over ``defaultParameters``.
+    init(conninfo: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(PGFailure) {
+        let parameters = Self.defaultParameters(environment: environment) + [("dbname", conninfo)]
+        let keywords = parameters.map { strdup($0.0) }
+        let values = parameters.map { strdup($0.1) }
+        defer {
+            keywords.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        let made: OpaquePointer? = (keywords.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { keywordList in
+            (values.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { valueList in
+                PQconnectdbParams(keywordList.baseAddress, valueList.baseAddress, 1)
+            }
+        }
+        guard let made else { throw PGFailure(.connect, "libpq could not allocate a connection") }
+        guard PQstatus(made) == CONNECTION_OK else {
+            let failure = PGFailure(.connect, String(cString: PQerrorMessage(made)))
+            PQfinish(made)
+            throw failure
+        }
+        // libpq prints the server's notices (`relation … already exists, skipping`) on standard
+        // error by default; they are not the person's business.
+        PQsetNoticeProcessor(made, { _, _ in }, nil)
+        connection = made
+    }
+
+    deinit { PQfinish(connection) }
+
+    /// The server process serving this connection (`pg_backend_pid()`).
+    var backendPID: Int32 { PQbackendPID(connection) }
+
+    /// Which server this is, for messages: `host:port/database`.
+    var serverName: String {
+        let host = PQhost(connection).map { String(cString: $0) } ?? "?"
+        let port = PQport(connection).map { String(cString: $0) } ?? "?"
+        let database = PQdb(connection).map { String(cString: $0) } ?? "?"
+        return VisibleText.of("\(host.hasPrefix("/") ? "socket " + host : host):\(port)/\(database)")
+    }
+
+    /// Runs one or more statements through the simple query protocol (one `Query` message).
+    @discardableResult
+    func execute(_ sql: String) throws(PGFailure) -> [[String?]] {
+        try rows(of: PQexec(connection, sql))
+    }
+
+    /// Runs one statement with text parameters (`$1`, `$2`, …) and returns its rows as text.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: [String?]) throws(PGFailure) -> [[String?]] {
+        let result = withParameters(parameters) { values in
+            PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        return try rows(of: result)
+    }
+
+    /// Runs one query in single-row mode: `row` sees each row as it arrives, so memory does
+    /// not grow with the number of rows. `row` returns false to stop; the query is then cancelled.
+    func stream(_ sql: String, _ parameters: [String?], row: ([String?]) -> Bool) throws(PGFailure) {
+        let sent = withParameters(parameters) { values in
+            PQsendQueryParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        guard sent == 1 else { throw connectionFailure() }
+        guard PQsetSingleRowMode(connection) == 1 else { throw connectionFailure() }
+        var failure: PGFailure?
+        var wanted = true
+        while let result = PQgetResult(connection) {
+            defer { PQclear(result) }
+            switch PQresultStatus(result) {
+            case PGRES_SINGLE_TUPLE where wanted:
+                wanted = row(Self.values(result, row: 0))
+                if !wanted { cancel() }
+            case PGRES_SINGLE_TUPLE, PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+                break
+            default:
+                // A cancel we asked for ends the query with an error that is not one.
+                if wanted, failure == nil { failure = failureOf(result) }
+            }
+        }
+        if let failure { throw failure }
+        if PQstatus(connection) != CONNECTION_OK { throw connectionFailure() }
+    }
+
+    private func cancel() {
+        guard let handle = PQgetCancel(connection) else { return }
+        var buffer = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(handle, &buffer, Int32(buffer.count))
+        PQfreeCancel(handle)
+    }
+
+    private func withParameters<T>(_ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {
+        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
+        defer { copies.forEach { free($0) } }
+        return copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { body($0.baseAddress) }
+    }
+
+    private func rows(of result: OpaquePointer?) throws(PGFailure) -> [[String?]] {
+        guard let result else { throw connectionFailure() }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return (0..<PQntuples(result)).map { Self.values(result, row: $0) }
+        default:
+            throw failureOf(result)
+        }
+    }
+
+    private static func values(_ result: OpaquePointer, row: Int32) -> [String?] {
+        (0..<PQnfields(result)).map { column in
+            PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+        }
+    }
+
+    private func failureOf(_ result: OpaquePointer) -> PGFailure {
+        if PQstatus(connection) != CONNECTION_OK { return connectionFailure() }
+        guard let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))) else {
+            // No SQLSTATE: libpq itself failed (the connection broke, out of memory).
+            return PGFailure(.connectionLost, String(cString: PQerrorMessage(connection)))
+        }
+        let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? "error"
+        return PGFailure(.server(sqlstate: String(cString: state)), primary)
+    }
+
+    private func connectionFailure() -> PGFailure {
+        PGFailure(.connectionLost, String(cString: PQerrorMessage(connection)))
+    }
+}
+
+/// A connection string's parameters, parsed by libpq without connecting (`PQconninfoParse`).
+enum PGConnectionString {
+    /// The parameters set in `text`, or libpq's reason why it is not a connection string.
+    static func parameters(_ text: String) -> Result<[String: String], PGFailure> {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(text, &error) else {
+            defer { if let error { PQfreemem(error) } }
+            return .failure(PGFailure(.connect, error.map { String(cString: $0) } ?? "out of memory"))
+        }
+        defer { PQconninfoFree(options) }
+        var found: [String: String] = [:]
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val { found[String(cString: keyword)] = String(cString: value) }
+            option += 1
+        }
+        return .success(found)
+    }
+}

@@ -1,0 +1,289 @@
+import Foundation
+
+/// The accounts in a PostgreSQL database: the same `account` table, the same named
+/// migrations and the same promises as the SQLite ``AccountStore``.
+///
+/// Email keys come from ``AccountStore/key(forEmail:)``, computed here in Swift, so both
+/// backends key an email the same way. Every libpq error becomes a ``StoreError`` whose
+/// reason is libpq's or the server's (never a DETAIL, which can quote a row).
+public final class PostgresStore: AccountBackend {
+    /// Where this store connects, for messages.
+    public let location: PostgresLocation
+    private let connection: PGConnection
+
+    /// The migrations this program knows, in order; GRDB's names, so both backends agree.
+    static let migrationNames = ["v1-accounts", "v2-email-key-casefold"]
+    /// `pg_advisory_xact_lock` key under which migrations run: "signup" in ASCII.
+    static let migrationLock = "115471698949488"
+
+    /// Connects and applies pending migrations (once, even when many processes start together).
+    public init(_ location: PostgresLocation) throws(StoreError) {
+        self.location = location
+        connection = try Self.connect(location)
+        try migrate()
+    }
+
+    private init(_ location: PostgresLocation, connection: PGConnection) {
+        self.location = location
+        self.connection = connection
+    }
+
+    /// Connects without writing anything, or returns nil when the database holds no accounts table yet.
+    public static func openExisting(_ location: PostgresLocation) throws(StoreError) -> PostgresStore? {
+        let connection = try connect(location)
+        let store = PostgresStore(location, connection: connection)
+        return try store.appliedMigrations().contains("v1-accounts") ? store : nil
+    }
+
+    // MARK: - AccountBackend
+
+    public func create(
+        email: String, passwordHash: String, at date: Date, whenLocked: () -> Void
+    ) throws(StoreError) -> Account {
+        let email = AccountStore.normalized(email)
+        let key = AccountStore.key(forEmail: email)
+        let createdAt = AccountStore.timestamp(date)
+        let inserted: [[String?]]
+        do {
+            try connection.execute("BEGIN")
+            // The session's start time names this server process, so that after a lost COMMIT
+            // a new connection can end exactly this session before it looks for the row.
+            inserted = try connection.execute("""
+                INSERT INTO account (email, email_key, password_hash, created_at) VALUES ($1, $2, $3, $4)
+                RETURNING id, (SELECT backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid())
+                """, [email, key, passwordHash, createdAt])
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            if error.isUniqueViolation { throw .emailTaken }
+            if error.kind == .connectionLost {
+                throw .unavailable(reason: "the connection to \(location) was lost before the account was stored; it was not created (libpq: \(error.reason))")
+            }
+            throw storeError(error)
+        }
+        guard let idText = inserted.first?[0], let id = Int64(idText) else {
+            _ = try? connection.execute("ROLLBACK")
+            throw .unavailable(reason: "\(location) did not return the new account's id")
+        }
+        let session = (pid: connection.backendPID, start: inserted.first?[1])
+        whenLocked()
+        do {
+            try connection.execute("COMMIT")
+        } catch {
+            guard error.kind == .connectionLost else { throw storeError(error) }
+            return try resolveLostCommit(email: email, key: key, passwordHash: passwordHash, session: session, lost: error)
+        }
+        return Account(id: id, email: email, createdAt: createdAt)
+    }
+
+    public func isTaken(email: String) throws(StoreError) -> Bool {
+        try run { () throws(PGFailure) in
+            try !connection.execute("SELECT 1 FROM account WHERE email_key = $1", [AccountStore.key(forEmail: email)]).isEmpty
+        }
+    }
+
+    public func passwordHash(forEmail email: String) throws(StoreError) -> String? {
+        try run { () throws(PGFailure) in
+            try connection.execute("SELECT password_hash FROM account WHERE email_key = $1", [AccountStore.key(forEmail: email)]).first?[0] ?? nil
+        }
+    }
+
+    public func streamAccounts(_ body: (Account) -> Bool) throws(StoreError) {
+        var malformed = false
+        try run { () throws(PGFailure) in
+            try connection.stream("SELECT id, email, created_at FROM account ORDER BY id", []) { row in
+                guard let id = row[0].flatMap({ Int64($0) }), let email = row[1], let createdAt = row[2] else {
+                    malformed = true
+                    return false
+                }
+                return body(Account(id: id, email: email, createdAt: createdAt))
+            }
+        }
+        if malformed { throw .unavailable(reason: "\(location) holds an account row with a missing value") }
+    }
+
+    // MARK: - The ambiguous commit
+
+    /// The connection broke after COMMIT was sent: the server may or may not have committed.
+    /// On a new connection, end the old session (so it cannot commit later), then look for this
+    /// run's row: its hash, with its random salt, is unique. Report what is true.
+    private func resolveLostCommit(
+        email: String, key: String, passwordHash: String, session: (pid: Int32, start: String?), lost: PGFailure
+    ) throws(StoreError) -> Account {
+        var lastFailure = lost
+        for attempt in 0..<3 {
+            if attempt > 0 { Thread.sleep(forTimeInterval: 1) }
+            let rows: [[String?]]
+            do throws(PGFailure) {
+                let fresh = try PGConnection(conninfo: location.conninfo)
+                try Self.configureSession(fresh)
+                if let start = session.start {
+                    try Self.endSession(pid: session.pid, start: start, on: fresh)
+                }
+                rows = try fresh.execute(
+                    "SELECT id, email, created_at FROM account WHERE email_key = $1 AND password_hash = $2",
+                    [key, passwordHash]
+                )
+            } catch {
+                lastFailure = error
+                continue
+            }
+            if let row = rows.first, let id = row[0].flatMap({ Int64($0) }), let stored = row[1], let createdAt = row[2] {
+                return Account(id: id, email: stored, createdAt: createdAt)
+            }
+            throw .unavailable(reason: "the connection to \(location) was lost while committing (libpq: \(lost.reason)); "
+                + "checked on a new connection: the account was NOT created")
+        }
+        throw .unavailable(reason: "the connection to \(location) was lost while committing (libpq: \(lost.reason)), "
+            + "and the server could not be asked again (libpq: \(lastFailure.reason)): the account MAY have been created; "
+            + "check with signup verify or signup list")
+    }
+
+    /// Ends the session `pid` started at `start` and waits (up to 15 s) until it is gone.
+    private static func endSession(pid: Int32, start: String, on connection: PGConnection) throws(PGFailure) {
+        let parameters: [String?] = [String(pid), start]
+        let match = "FROM pg_stat_activity WHERE pid = $1::int AND backend_start::text = $2"
+        _ = try? connection.execute("SELECT pg_terminate_backend(pid) \(match)", parameters)
+        for _ in 0..<150 {
+            // pg_stat_activity is a snapshot per transaction: each query here is its own.
+            if try connection.execute("SELECT 1 \(match)", parameters).isEmpty { return }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw PGFailure(.connectionLost, "the old session (process \(pid)) did not end within 15 s")
+    }
+
+    // MARK: - Connecting and migrating
+
+    private static func connect(_ location: PostgresLocation) throws(StoreError) -> PGConnection {
+        do {
+            let connection = try PGConnection(conninfo: location.conninfo)
+            try configureSession(connection)
+            return connection
+        } catch {
+            if error.kind == .connect {
+                throw .unavailable(reason: "cannot connect to \(location): \(error.reason)")
+            }
+            throw storeError(error, location: location)
+        }
+    }
+
+    /// Bounds every statement and lock wait, unless the server, the role or `PGOPTIONS` already did.
+    private static func configureSession(_ connection: PGConnection) throws(PGFailure) {
+        try connection.execute("""
+            SELECT CASE WHEN current_setting('statement_timeout') = '0' THEN set_config('statement_timeout', '30s', false) END,
+                   CASE WHEN current_setting('lock_timeout') = '0' THEN set_config('lock_timeout', '10s', false) END
+            """)
+    }
+
+    /// The applied migrations; a migration this program does not know, or an `account`
+    /// table that no migration of ours made, is refused.
+    private func appliedMigrations() throws(StoreError) -> [String] {
+        try run { () throws(PGFailure) in
+            let tables = try connection.execute(
+                "SELECT to_regclass('grdb_migrations') IS NOT NULL, to_regclass('account') IS NOT NULL", []
+            )
+            let hasMigrations = tables.first?[0] == "t"
+            let hasAccount = tables.first?[1] == "t"
+            let applied = hasMigrations ? try connection.execute("SELECT identifier FROM grdb_migrations", []).compactMap { $0[0] } : []
+            if let unknown = applied.first(where: { !Self.migrationNames.contains($0) }) {
+                throw PGFailure(.server(sqlstate: "signup"), "\(location) was made by a newer version of signup (migration \(unknown)): left untouched")
+            }
+            if hasAccount && !applied.contains("v1-accounts") {
+                throw PGFailure(.server(sqlstate: "signup"), "\(location) has an account table that signup did not create: left untouched")
+            }
+            return applied
+        }
+    }
+
+    private func migrate() throws(StoreError) {
+        let known = Self.migrationNames
+        // Already up to date: nothing is written, so a read-only server can still be used for reading.
+        guard try Set(appliedMigrations()) != Set(known) else { return }
+        do throws(StoreError) {
+            try run { () throws(PGFailure) in
+                try connection.execute("BEGIN")
+                try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [Self.migrationLock])
+                try connection.execute("CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            }
+            // Another process may have migrated while this one waited for the lock.
+            let applied = try appliedMigrations()
+            try run { () throws(PGFailure) in
+                for name in known where !applied.contains(name) {
+                    try apply(name)
+                    try connection.execute("INSERT INTO grdb_migrations (identifier) VALUES ($1)", [name])
+                }
+                try connection.execute("COMMIT")
+            }
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private func apply(_ migration: String) throws(PGFailure) {
+        switch migration {
+        case "v1-accounts":
+            try connection.execute("""
+                CREATE TABLE account (
+                    id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+                    email TEXT NOT NULL,
+                    email_key TEXT NOT NULL UNIQUE,
+                    password_hash TEXT NOT NULL,
+                    created_at TEXT NOT NULL)
+                """)
+        case "v2-email-key-casefold":
+            try recomputeKeys()
+        default:
+            throw PGFailure(.server(sqlstate: "signup"), "unknown migration \(migration)")
+        }
+    }
+
+    /// Recomputes every `email_key` with ``AccountStore/key(forEmail:)``; two accounts that
+    /// would share a key are refused, naming both, and nothing changes.
+    private func recomputeKeys() throws(PGFailure) {
+        let rows = try connection.execute("SELECT id, email, email_key FROM account ORDER BY id FOR UPDATE", [])
+        var owner: [String: (id: String, email: String)] = [:]
+        var changed: [(id: String, key: String)] = []
+        for row in rows {
+            guard let id = row[0], let email = row[1] else { continue }
+            let key = AccountStore.key(forEmail: email)
+            if let first = owner[key] {
+                throw PGFailure(.server(sqlstate: "signup"), "migration v2-email-key-casefold: accounts \(first.id) (\(first.email)) "
+                    + "and \(id) (\(email)) would have the same email key; resolve by hand, nothing was changed")
+            }
+            owner[key] = (id, email)
+            if row[2] != key { changed.append((id, key)) }
+        }
+        // Two passes, so that no intermediate state breaks the unique key.
+        for row in changed { try connection.execute("UPDATE account SET email_key = '#migrating#' || id WHERE id = $1::bigint", [row.id]) }
+        for row in changed { try connection.execute("UPDATE account SET email_key = $2 WHERE id = $1::bigint", [row.id, row.key]) }
+    }
+
+    // MARK: - Errors
+
+    private func run<T>(_ body: () throws(PGFailure) -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    private func storeError(_ failure: PGFailure) -> StoreError {
+        Self.storeError(failure, location: location)
+    }
+
+    private static func storeError(_ failure: PGFailure, location: PostgresLocation) -> StoreError {
+        switch failure.kind {
+        case .connect:
+            return .unavailable(reason: "cannot connect to \(location): \(failure.reason)")
+        case .connectionLost:
+            return .unavailable(reason: "the connection to \(location) was lost: \(failure.reason)")
+        case .server(sqlstate: "signup"):
+            return .unavailable(reason: failure.reason)
+        case .server(sqlstate: "25006"):
+            return .unavailable(reason: "\(location) is read-only: \(failure.reason)")
+        case .server(let state):
+            return .unavailable(reason: "\(location): \(failure.reason) (SQLSTATE \(state))")
+        }
+    }
+}

@@ -1,0 +1,323 @@
+import Foundation
+import Testing
+
+/// The throwaway server scripts/test starts: `SIGNUP_TEST_PG` (the superuser on the server's
+/// socket, trusted) and `SIGNUP_TEST_PG_PASSWORD` (the role `signup_app`, SCRAM over TCP).
+enum TestServer {
+    static let environment = ProcessInfo.processInfo.environment
+    static let admin = environment["SIGNUP_TEST_PG"].flatMap { $0.isEmpty ? nil : $0 }
+    static let appPassword = environment["SIGNUP_TEST_PG_PASSWORD"] ?? ""
+    static var isAvailable: Bool { admin != nil }
+    static let skipNote: Comment = "PostgreSQL cases skipped: SIGNUP_TEST_PG is not set (scripts/test starts a server and sets it)"
+
+    /// The server's TCP port, from `SIGNUP_TEST_PG`.
+    static var port: String {
+        admin?.split(separator: " ").first { $0.hasPrefix("port=") }.map { String($0.dropFirst(5)) } ?? "5432"
+    }
+
+    /// The superuser on the socket, in `database`.
+    static func socket(_ database: String) -> String { (admin ?? "") + " dbname=\(database)" }
+
+    /// The password role over TCP on `port` (the server's unless a proxy's), without its password.
+    static func tcp(_ database: String, port: String = TestServer.port) -> String {
+        "host=127.0.0.1 port=\(port) user=signup_app dbname=\(database) sslmode=disable"
+    }
+
+    /// Rows of `sql` run by psql as the superuser, columns joined by `|`.
+    @discardableResult
+    static func psql(_ sql: String, database: String = "postgres") -> [String] {
+        let result = tool(["psql", "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1", "-d", socket(database), "-c", sql])
+        #expect(result.status == 0, "psql: \(result.stderr)")
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+}
+
+/// A new empty database owned by `signup_app`, dropped when the value goes away.
+final class TestDatabase: @unchecked Sendable {
+    let name = "signup_cli_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+
+    init() { TestServer.psql("CREATE DATABASE \(name) OWNER signup_app") }
+    deinit { TestServer.psql("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+
+    /// `signup_app` on the server's socket (trusted there), so the tables are its own.
+    var socket: String { TestServer.socket(name) + " user=signup_app" }
+    func tcp(port: String = TestServer.port) -> String { TestServer.tcp(name, port: port) }
+    @discardableResult
+    func psql(_ sql: String) -> [String] { TestServer.psql(sql, database: name) }
+    var rows: Int { Int(psql("SELECT count(*) FROM account").first ?? "") ?? -1 }
+    var tables: [String] { psql("SELECT relname FROM pg_class WHERE relname IN ('account', 'grdb_migrations') ORDER BY 1") }
+}
+
+/// Runs another program (psql, python3) and waits.
+@discardableResult
+func tool(_ arguments: [String], environment extra: [String: String] = [:], input: String? = nil) -> Run {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+    process.standardOutput = stdout
+    process.standardError = stderr
+    try! process.run()
+    if let input { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)); try? stdin.fileHandleForWriting.close() }
+    let errors = AsyncData(stderr.fileHandleForReading)
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let errorData = errors.wait()
+    return Run(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+               stderr: String(decoding: errorData, as: UTF8.self), stdoutBytes: output, stderrBytes: errorData)
+}
+
+/// A program left running in the background (a psql holding a lock, a proxy), killed at the end.
+final class Background: @unchecked Sendable {
+    let process = Process()
+    let input = Pipe()
+    let output = Pipe()
+
+    init(_ arguments: [String]) {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try! process.run()
+    }
+
+    func send(_ text: String) { try? input.fileHandleForWriting.write(contentsOf: Data(text.utf8)) }
+
+    /// The first line the program printed.
+    func firstLine() -> String {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(output.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != 10 {
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    deinit {
+        // SIGKILL: the test runner's children may inherit SIGTERM blocked.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+/// Waits up to `seconds` for `condition`.
+func eventually(_ seconds: Double = 20, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        Thread.sleep(forTimeInterval: 0.1)
+    }
+    return condition()
+}
+
+/// Runs `body` on `count` threads at once (real threads: the cooperative pool has one a core).
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread { body(index); group.leave() }.start()
+    }
+    group.wait()
+}
+
+/// The three answers of a script sign-up with the usual password.
+func signUp(_ email: String) -> Data { lines("\(email)\n\(goodPassword)\n\(goodPassword)\n") }
+
+@Suite("PostgreSQL through the binary", .enabled(if: TestServer.isAvailable, TestServer.skipNote))
+struct PostgresCommandTests {
+    @Test func createListVerifyAndDryRun() {
+        let box = Sandbox(), db = TestDatabase()
+        #expect(box.run(["--db", db.socket, "--json"], input: signUp("alice@example.com")).json["status"] as? String == "created")
+        #expect(box.run(["--db", db.socket], input: signUp("José@Bücher.de")).status == 0)
+        let taken = box.run(["--db", db.socket, "--json"], input: signUp("ALICE@Example.com"))
+        #expect(taken.status == 65)
+        #expect(taken.stdout.contains("email.taken"))
+        #expect(box.run(["--db", db.socket, "--dry-run"], input: signUp("carol@example.com")).status == 0)
+        #expect(box.run(["--db", db.socket, "--dry-run"], input: signUp("alice@example.com")).status == 65)
+        #expect(db.psql("SELECT email, email_key FROM account ORDER BY id") == ["alice@example.com|alice@example.com", "José@Bücher.de|josé@bücher.de"])
+        let list = box.run(["list", "--db", db.socket, "--json"])
+        #expect(list.stdout.contains("José@Bücher.de") && !list.stdout.contains("argon2"))
+        #expect(box.run(["verify", "josé@bücher.de", "--db", db.socket], input: lines(goodPassword + "\n")).status == 0)
+        #expect(box.run(["verify", "alice@example.com", "--db", db.socket], input: lines("Quartz-Lantern-59\n"), secrets: ["Quartz-Lantern-59"]).status == 1)
+        #expect(box.run(["verify", "nobody@example.com", "--db", db.socket], input: lines(goodPassword + "\n")).status == 1)
+        // Another Argon2 implementation accepts the hash PostgreSQL holds.
+        let hash = db.psql("SELECT password_hash FROM account WHERE email_key = 'alice@example.com'").first ?? ""
+        let check = tool(["python3", "-c", "import argon2, os; argon2.PasswordHasher().verify(os.environ['H'], os.environ['P'])"],
+                         environment: ["H": hash, "P": goodPassword])
+        #expect(check.status == 0, "\(check.stderr)")
+    }
+
+    @Test func listVerifyAndDryRunCreateNothing() {
+        let box = Sandbox(), db = TestDatabase()
+        #expect(box.run(["list", "--db", db.socket, "--json"]).stdout == "[]\n")
+        #expect(box.run(["verify", "alice@example.com", "--db", db.socket], input: lines(goodPassword + "\n")).status == 1)
+        #expect(box.run(["--db", db.socket, "--dry-run"], input: signUp("alice@example.com")).status == 0)
+        #expect(db.tables.isEmpty)
+    }
+
+    @Test func thirtyTwoSignupsWithOneEmailCreateExactlyOne() {
+        let box = Sandbox(), db = TestDatabase()
+        let statuses = Collected()
+        onThreads(32) { index in
+            let email = index % 2 == 0 ? "race@example.com" : "Race@EXAMPLE.com"
+            statuses.append(box.run(["--db", db.socket, "--json"], input: signUp(email)).status)
+        }
+        #expect(statuses.all.filter { $0 == 0 }.count == 1)
+        #expect(statuses.all.filter { $0 == 65 }.count == 31, "\(statuses.all.sorted())")
+        #expect(db.rows == 1)
+        #expect(db.psql("SELECT count(*) FROM grdb_migrations") == ["2"])
+    }
+
+    @Test(arguments: ["create", "list", "verify"])
+    func aPasswordInDbIsRefusedAndNotRepeated(command: String) {
+        let box = Sandbox(), db = TestDatabase()
+        let secret = TestServer.appPassword
+        let url = "postgresql://signup_app:\(secret)@127.0.0.1:\(TestServer.port)/\(db.name)?sslmode=disable"
+        var arguments = command == "create" ? ["--db", url] : [command, "--db", url]
+        if command == "verify" { arguments.insert("alice@example.com", at: 1) }
+        let refused = box.run(arguments, input: signUp("alice@example.com"), secrets: [secret])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("--db holds a password (not shown)"))
+        #expect(db.tables.isEmpty)
+        // The same string in SIGNUP_DB is fine: the environment is not readable by other users.
+        let accepted = box.run(command == "create" ? [] : Array(arguments.prefix(command == "verify" ? 2 : 1)),
+                               input: signUp("alice@example.com"), environment: ["SIGNUP_DB": url], secrets: [secret])
+        #expect(accepted.status == (command == "verify" ? 1 : 0), "\(accepted.stderr)")
+    }
+
+    @Test func libpqConventionsWork() throws {
+        let box = Sandbox(), db = TestDatabase()
+        let passfile = box.file("pgpass", Data("127.0.0.1:\(TestServer.port):*:signup_app:\(TestServer.appPassword)\n".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passfile)
+        let secrets = [TestServer.appPassword]
+        // No password anywhere: the login is refused, and says so.
+        let noPassword = box.run(["--db", db.tcp()], input: signUp("a@example.com"), secrets: secrets)
+        #expect(noPassword.status == 74)
+        #expect(noPassword.stderr.contains("no password supplied"))
+        // PGPASSFILE.
+        #expect(box.run(["--db", db.tcp()], input: signUp("a@example.com"), environment: ["PGPASSFILE": passfile], secrets: secrets).status == 0)
+        // ~/.pgpass (HOME is the sandbox).
+        let home = box.file(".pgpass", try Data(contentsOf: URL(fileURLWithPath: passfile)))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: home)
+        #expect(box.run(["--db", db.tcp()], input: signUp("b@example.com"), secrets: secrets).status == 0)
+        // PGHOST, PGPORT, PGUSER, PGDATABASE with an empty URL.
+        let variables = ["PGHOST": "127.0.0.1", "PGPORT": TestServer.port, "PGUSER": "signup_app", "PGDATABASE": db.name, "PGSSLMODE": "disable"]
+        #expect(box.run(["--db", "postgresql://"], input: signUp("c@example.com"), environment: variables, secrets: secrets).status == 0)
+        // PGSERVICE with a service file.
+        let services = box.file("services", Data("[accounts]\nhost=127.0.0.1\nport=\(TestServer.port)\nuser=signup_app\ndbname=\(db.name)\nsslmode=disable\n".utf8))
+        #expect(box.run(["--db", "postgresql://"], input: signUp("d@example.com"),
+                        environment: ["PGSERVICEFILE": services, "PGSERVICE": "accounts"], secrets: secrets).status == 0)
+        #expect(box.run(["--db", "service=accounts"], input: signUp("e@example.com"), environment: ["PGSERVICEFILE": services], secrets: secrets).status == 0)
+        // Two hosts, the first down: libpq goes on to the second.
+        let down = freePort()
+        let twoHosts = "postgresql://signup_app@127.0.0.1:\(down),127.0.0.1:\(TestServer.port)/\(db.name)?target_session_attrs=read-write&sslmode=disable"
+        #expect(box.run(["--db", twoHosts], input: signUp("f@example.com"), secrets: secrets).status == 0)
+        // sslmode=require against a server without TLS: refused with libpq's reason, never in clear.
+        let tls = box.run(["--db", db.tcp() + " sslmode=require"], input: signUp("g@example.com"), secrets: secrets)
+        #expect(tls.status == 74)
+        #expect(tls.stderr.contains("server does not support SSL"))
+        #expect(db.rows == 6)
+    }
+
+    @Test func faultsAreStorageFailuresWithLibpqsReason() throws {
+        let box = Sandbox(), db = TestDatabase()
+        @discardableResult
+        func fails(_ arguments: [String], _ reason: String, environment: [String: String] = [:], _ comment: Comment) -> Run {
+            let run = box.run(arguments, input: signUp("alice@example.com"), environment: environment, secrets: [TestServer.appPassword])
+            #expect(run.status == 74, comment)
+            #expect(run.stderr.contains(reason), "\(comment): \(run.stderr)")
+            return run
+        }
+        fails(["--db", "host=127.0.0.1 port=\(freePort()) dbname=x"], "Connection refused", "server down")
+        fails(["list", "--db", "host=127.0.0.1 port=\(freePort()) dbname=x"], "Connection refused", "server down, list")
+        let wrong = box.file("wrongpass", Data("*:*:*:signup_app:not-the-password\n".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: wrong)
+        fails(["--db", db.tcp()], "password authentication failed for user \"signup_app\"", environment: ["PGPASSFILE": wrong], "login refused")
+        fails(["--db", TestServer.socket("no_such_database")], "database \"no_such_database\" does not exist", "database missing")
+
+        // A server that accepts the connection and never answers: connect_timeout, not a hang.
+        let silent = Background(["python3", "-c", """
+            import socket, time; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print(s.getsockname()[1], flush=True); time.sleep(120)
+            """])
+        fails(["--db", "host=127.0.0.1 port=\(silent.firstLine()) dbname=x"], "timeout expired", environment: ["PGCONNECT_TIMEOUT": "2"], "silent server")
+
+        // A read-only database, new and existing.
+        TestServer.psql("ALTER DATABASE \(db.name) SET default_transaction_read_only = on")
+        fails(["--db", db.socket], "read-only transaction", "read-only, new")
+        TestServer.psql("ALTER DATABASE \(db.name) RESET default_transaction_read_only")
+        #expect(box.run(["--db", db.socket], input: signUp("first@example.com")).status == 0)
+        TestServer.psql("ALTER DATABASE \(db.name) SET default_transaction_read_only = on")
+        fails(["--db", db.socket], "cannot execute INSERT in a read-only transaction", "read-only")
+        #expect(box.run(["list", "--db", db.socket]).status == 0, "reading a read-only database works")
+        TestServer.psql("ALTER DATABASE \(db.name) RESET default_transaction_read_only")
+
+        // A lock held by someone else: lock_timeout, then statement_timeout.
+        let holder = Background(["psql", "-X", "-q", "-d", db.socket])
+        holder.send("BEGIN; LOCK TABLE account IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(120);\n")
+        #expect(eventually { db.psql("SELECT count(*) FROM pg_locks WHERE relation = 'account'::regclass AND granted").first != "0" })
+        fails(["--db", db.socket], "canceling statement due to lock timeout", environment: ["PGOPTIONS": "-c lock_timeout=1s"], "lock")
+        fails(["--db", db.socket], "canceling statement due to statement timeout",
+              environment: ["PGOPTIONS": "-c lock_timeout=0 -c statement_timeout=1s"], "statement")
+
+        // The connection dropped mid-transaction: the server ends signup's session while its INSERT waits.
+        let killer = Thread {
+            _ = eventually {
+                TestServer.psql("""
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE application_name = 'signup' AND wait_event_type = 'Lock' AND datname = '\(db.name)'
+                    """).contains("t")
+            }
+        }
+        killer.start()
+        let dropped = fails(["--db", db.socket], "terminating connection due to administrator command",
+                            environment: ["PGOPTIONS": "-c lock_timeout=60s"], "dropped mid-transaction")
+        #expect(dropped.stderr.contains("was lost before the account was stored; it was not created"))
+        #expect(!dropped.stderr.contains("INSERT"), "libpq's quote of the statement is left out")
+        _ = holder
+        db.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'psql' AND pid <> pg_backend_pid() AND datname = '\(db.name)'")
+        #expect(db.psql("SELECT email FROM account") == ["first@example.com"])
+    }
+
+    @Test(arguments: ["after", "before"])
+    func aConnectionLostAtCommitReportsTheTruth(mode: String) throws {
+        let box = Sandbox(), db = TestDatabase()
+        #expect(box.run(["--db", db.socket], input: signUp("first@example.com")).status == 0)
+        let proxyScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("integration/commit_proxy.py").path
+        let proxy = Background(["python3", proxyScript, mode, TestServer.port])
+        let port = proxy.firstLine()
+        let passfile = box.file("pgpass", Data("*:*:*:signup_app:\(TestServer.appPassword)\n".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passfile)
+        let run = box.run(["--db", db.tcp(port: port), "--json"], input: signUp("alice@example.com"),
+                          environment: ["PGPASSFILE": passfile], secrets: [TestServer.appPassword])
+        let stored = db.psql("SELECT id FROM account WHERE email_key = 'alice@example.com'")
+        if mode == "after" {
+            // The server committed; the client never heard. The run must say created, with the real id.
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(stored.count == 1)
+            #expect((run.json["id"] as? Int).map(String.init) == stored.first)
+        } else {
+            #expect(run.status == 74)
+            #expect(run.stderr.contains("the account was NOT created"), "\(run.stderr)")
+            #expect(stored.isEmpty)
+        }
+        _ = proxy
+    }
+}
+
+/// A loopback port nothing listens on (bound, then released).
+func freePort() -> String {
+    tool(["python3", "-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"])
+        .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Exit statuses gathered from several threads.
+final class Collected: @unchecked Sendable {
+    private var values: [Int32] = []
+    private let lock = NSLock()
+    func append(_ value: Int32) { lock.withLock { values.append(value) } }
+    var all: [Int32] { lock.withLock { values } }
+}
