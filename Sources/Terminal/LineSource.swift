@@ -27,7 +27,7 @@ final class LineSource {
 
     let input: Int32
     let output: Int32
-    var editor: EditLineHandle?
+    var editor: (any LineEditing)?
     private(set) var mode = Mode.text
     private(set) var ending: ReadEnding?
     /// The prompt libedit's prompt callback returns: a NUL-terminated copy owned here.
@@ -290,6 +290,7 @@ final class LineSource {
             }
             if GuardState.takeResumed() { redraw() }
             if GuardState.takeResized() { editor?.resize() }
+            if timeout < 0 { editor?.willWait() }  // every key so far handled: show the line
             let wake = GuardState.wakeRead.load(ordering: .relaxed)
             guard let polled = try? Sys.poll(input: input, wake: wake, timeoutMilliseconds: timeout) else { return .ended }
             if polled.wakeReady { Sys.drain(wake) }
