@@ -62,10 +62,7 @@ final class ScrollingLineEditor: LineEditing {
 
     func refresh() { draw(full: true) }
 
-    func resize() {
-        columns = Sys.terminalColumns(output)
-        draw(full: true)
-    }
+    func resize() { draw(full: true) }
 
     func willWait() { if dirty { draw() } }
 
@@ -100,6 +97,9 @@ final class ScrollingLineEditor: LineEditing {
             default:
                 controlOrText(key)
             }
+            // At every key, not only when drawn: where the window stands must not depend on how
+            // the keys were grouped into reads.
+            scrollToCursor()
             dirty = true
         }
         return nil
@@ -229,6 +229,20 @@ final class ScrollingLineEditor: LineEditing {
     /// of a line therefore writes just the character, as a terminal's own echo would.
     private func draw(full: Bool = false) {
         dirty = false
+        // The width is read at every drawing, not only on SIGWINCH: keys read together with the
+        // signal are drawn for the new width too. A terminal that cuts its rows when narrowed
+        // keeps what was drawn in the column that is now the last: that column is blanked as
+        // well, then the cursor is put back from `\r`, not with `\b` (after the last column,
+        // `\b` moves differently on different terminals).
+        var full = full
+        var blankingLastColumn = false
+        let measured = Sys.terminalColumns(output)
+        if measured != columns {
+            let reached = promptWidth + drawn.reduce(0) { $0 + $1.width }
+            columns = measured
+            full = true
+            blankingLastColumn = reached >= columns - 1
+        }
         scrollToCursor()
         let room = textColumns
         var shown: [(shown: String, width: Int)] = []
@@ -261,6 +275,10 @@ final class ScrollingLineEditor: LineEditing {
             let blanks = max(0, min(previousWidth, room) - used)
             line += String(repeating: " ", count: blanks)
             at = used + blanks
+            if blankingLastColumn {
+                line += String(repeating: " ", count: max(0, columns - promptWidth - at))
+                at = Self.restart
+            }
             move(&line, from: &at, to: cursorColumn, over: shown)
         }
         drawn = shown
