@@ -146,7 +146,7 @@ final class ScrollingLineEditor: LineEditing {
 
     private func insert(_ scalar: Unicode.Scalar) {
         // A combining mark (or a modifier, a joiner) joins the character before it, as on screen.
-        if cursor > 0 {
+        if cursor > 0, !scalar.isASCII {
             var joined = String(text[cursor - 1])
             joined.unicodeScalars.append(scalar)
             if joined.count == 1 {
@@ -209,7 +209,7 @@ final class ScrollingLineEditor: LineEditing {
     /// not slide at every key; a line that fits shows from its start.
     private func scrollToCursor() {
         let room = textColumns
-        if cells.reduce(0, { $0 + $1.width }) <= room {
+        if fitsWhole(room) {
             scroll = 0
             return
         }
@@ -221,6 +221,17 @@ final class ScrollingLineEditor: LineEditing {
             scroll -= 1
             before += cells[scroll].width
         }
+    }
+
+    /// Whether the whole line fits in `room` columns; looks at no more than that many characters,
+    /// so a key costs the same on a 64 KiB line as on a short one.
+    private func fitsWhole(_ room: Int) -> Bool {
+        var total = 0
+        for cell in cells {
+            total += cell.width
+            if total > room { return false }
+        }
+        return true
     }
 
     /// Brings the row up to date: rewrites it from the first cell that changed (or from `\r`

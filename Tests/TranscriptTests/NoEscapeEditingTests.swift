@@ -104,6 +104,22 @@ import Testing
         #expect(!rows[2].contains("example") && !rows[2].contains("沟"), "the line wrapped:\n\(rows.joined(separator: "\n"))")
     }
 
+    /// A C1 control (U+009B is CSI on some terminals) and a bidirectional override typed into the
+    /// email are drawn visible while it is edited, never sent as they are.
+    @Test func controlCharactersTypedAreDrawnVisible() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.startAtEmail(mode: "TERM=dumb", scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.send("a\u{9B}b\u{202E}c" + Self.left + "d\r")
+        terminal.settle()
+        terminal.kill(SIGTERM)
+        _ = try terminal.wait(timeout: 10)
+        #expect(!terminal.transcript.containsBytes([0xC2, 0x9B]) && !terminal.transcript.containsBytes([0xE2, 0x80, 0xAE]))
+        #expect(!terminal.transcript.contains(0x1B))
+        let rows = Screen.render(terminal.transcript, width: 40).components(separatedBy: "\n")
+        #expect(rows.count > 1 && rows[1] == "Email: a<U+009B>b<U+202E>dc", "\(rows.joined(separator: "\n"))")
+    }
+
     /// Up recalls the email typed earlier in this session; Down goes back to the line being typed.
     @Test func upAndDownRecallThisSessionsEmails() throws {
         let scratch = try ScratchFolder()
