@@ -6,7 +6,8 @@ enum ReadEnding: Equatable {
     case interrupted
 }
 
-/// libedit's read function: turns terminal bytes into the characters libedit edits.
+/// The read function of libedit and of `ScrollingLineEditor`: turns terminal bytes into the
+/// characters they edit (libedit's emacs control keys).
 ///
 /// Text mode passes characters through (UTF-8 decoded, escape sequences whole so arrow
 /// keys work, bracketed-paste markers dropped). Secret mode keeps printable bytes in its

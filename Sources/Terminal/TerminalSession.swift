@@ -38,7 +38,7 @@ public final class TerminalSession {
     private let sessionMode: termios?
     private var closed = false
 
-    /// Opens libedit on standard input with standard error as its output (emacs keys, an in-memory history).
+    /// Opens an editor on standard input with standard error as its output (emacs keys, an in-memory history).
     ///
     /// Sets a UTF-8 character locale first. Without `escapeSequences` (`NO_COLOR`, `--plain`,
     /// `TERM` dumb, unset or unknown) lines are edited by `ScrollingLineEditor` instead: the
@@ -86,7 +86,7 @@ public final class TerminalSession {
 
     deinit { close() }
 
-    /// Reads a line with libedit editing (arrows, backspace, Ctrl-A/E/U); with `remember`, a
+    /// Reads a line with editing keys (arrows, backspace, Ctrl-A/E/K/U/W); with `remember`, a
     /// non-empty answer joins this session's history (answers to y/n questions should not).
     ///
     /// The history lives in memory only; it is never written to a file.

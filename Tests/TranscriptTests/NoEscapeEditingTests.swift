@@ -134,6 +134,31 @@ import Testing
         #expect(rows.contains("Email: bob@example.com"), "\(rows.joined(separator: "\n"))")
     }
 
+    /// Ctrl-Z then `fg` in the middle of a long line: the row comes back with the same window,
+    /// and editing goes on where it was.
+    @Test func ctrlZThenFgRedrawsTheWindowOfALongLine() throws {
+        let scratch = try ScratchFolder()
+        let shell = try PseudoTerminal(
+            executable: "/bin/bash", arguments: ["--norc", "--noprofile", "-i"],
+            environment: PseudoTerminal.environment(["PS1": "$ ", "HOME": scratch.path, "COLUMNS": "40",
+                                                     "SIGNUP_PASSWORD": "Quartz-Lantern-58"]),
+            columns: 40)
+        defer { shell.kill(SIGKILL) }
+        try shell.expect("$ ")
+        try shell.send("'\(signupBinary)' --db '\(scratch.database)'\r")
+        try shell.expect("Email: ")
+        try shell.send(Self.longEmail + String(repeating: Self.left, count: 20))
+        shell.settle()
+        try shell.stopAndContinue(redrawing: "Email: ")
+        try shell.send("\u{7F}\u{7F}xy\r")
+        try shell.expect("[Y/n/e] ")
+        try shell.send("y\r")
+        try shell.expect("$ ")
+        let rows = Screen.render(shell.transcript, width: 40).components(separatedBy: "\n")
+        #expect(rows.filter { $0.hasPrefix("Email: ") }.last == "Email: name.with.xyny.parts@example.com", "\(rows.joined(separator: "\n"))")
+        #expect(try scratch.storedEmails() == [Self.editedEmail])
+    }
+
     @Test func theScreenModelWrapsAndResizesAsXtermDoes() {
         #expect(Screen.render(Array("abcdefgh".utf8), width: 5) == "abcde\nfgh")
         #expect(Screen.render(Array("abcde\u{8}\u{8}X\r\n".utf8), width: 5) == "abXde")

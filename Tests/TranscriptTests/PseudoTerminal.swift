@@ -235,6 +235,16 @@ final class PseudoTerminal {
         }
     }
 
+    /// Ctrl-Z to a job of the interactive shell running here (prompt `$ `), then `fg`; returns
+    /// once the job has drawn `prompt` again.
+    func stopAndContinue(redrawing prompt: String) throws {
+        try send(bytes: [0x1A])  // Ctrl-Z
+        try expect("Stopped")
+        try expect("$ ")
+        try send("fg\r")
+        try expect(prompt)
+    }
+
     /// Sets the terminal's size; the child gets SIGWINCH.
     func setWindowSize(rows: UInt16, columns: UInt16) throws {
         var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
