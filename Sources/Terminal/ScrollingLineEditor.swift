@@ -37,6 +37,10 @@ final class ScrollingLineEditor: LineEditing {
 
     private let output: Int32
     private var columns = 80
+    /// The prompt as given, less its invisible parts.
+    private var fullPrompt = ""
+    /// What is drawn before the text on the row: the prompt, or nothing once the prompt was too
+    /// wide to leave room for the text and was written on a row of its own above.
     private var prompt = ""
     private var promptWidth = 0
     private var text: [Character] = []
@@ -76,9 +80,11 @@ final class ScrollingLineEditor: LineEditing {
     /// Reads one line, with `initial` on it to start from; nil at end of input or on Ctrl-C
     /// (`source.ending` says which). `prompt` is drawn without its `\u{1}`-wrapped parts.
     func readLine(prompt: String, initial: String, source: LineSource) -> String? {
-        self.prompt = Self.withoutInvisibleParts(prompt)
-        promptWidth = Self.width(of: self.prompt)
+        fullPrompt = Self.withoutInvisibleParts(prompt)
+        self.prompt = fullPrompt
+        promptWidth = Self.width(of: fullPrompt)
         columns = Sys.terminalColumns(output)
+        if !Self.leavesRoom(promptWidth, columns: columns) { send(promptOnItsOwnRow()) }
         setText(Array(initial))
         historyIndex = history.count
         liveLine = []
@@ -223,6 +229,20 @@ final class ScrollingLineEditor: LineEditing {
         }
     }
 
+    /// Whether a prompt `width` columns wide leaves a useful window for the text on a row of
+    /// `columns` (ten columns, or half the row on a very narrow one).
+    private static func leavesRoom(_ width: Int, columns: Int) -> Bool {
+        width + 1 + min(10, columns / 2) <= columns
+    }
+
+    /// Writes the whole prompt on its own row (or rows: it may wrap, it is never redrawn) and
+    /// edits the line on the row below, with nothing before it.
+    private func promptOnItsOwnRow() -> String {
+        prompt = ""
+        promptWidth = 0
+        return "\r" + fullPrompt + "\n"
+    }
+
     /// Whether the whole line fits in `room` columns; looks at no more than that many characters,
     /// so a key costs the same on a 64 KiB line as on a short one.
     private func fitsWhole(_ room: Int) -> Bool {
@@ -247,12 +267,18 @@ final class ScrollingLineEditor: LineEditing {
         // `\b` moves differently on different terminals).
         var full = full
         var blankingLastColumn = false
+        var lead = ""
         let measured = Sys.terminalColumns(output)
         if measured != columns {
             let reached = promptWidth + drawn.reduce(0) { $0 + $1.width }
             columns = measured
             full = true
             blankingLastColumn = reached >= columns - 1
+            if !prompt.isEmpty, !Self.leavesRoom(promptWidth, columns: columns) {
+                lead = "\r" + String(repeating: " ", count: min(reached, columns)) + promptOnItsOwnRow()
+                drawn = []
+                blankingLastColumn = false
+            }
         }
         scrollToCursor()
         let room = textColumns
@@ -276,7 +302,7 @@ final class ScrollingLineEditor: LineEditing {
                 same += 1
             }
         }
-        var line = ""
+        var line = lead
         var at = full ? Self.restart : drawnCursor
         if same == shown.count, same == drawn.count {
             move(&line, from: &at, to: cursorColumn, over: shown)

@@ -39,8 +39,8 @@ import Testing
     }
 
     /// Enter, then `y` at the review; the account must be created.
-    static func finish(_ terminal: PseudoTerminal) throws {
-        try terminal.send("\r")
+    static func finish(_ terminal: PseudoTerminal, typing text: String = "") throws {
+        try terminal.send(text + "\r")
         try terminal.expect("Create account? [Y/n/e] ", timeout: 10)
         try terminal.send("y\r")
         #expect(try terminal.wait(timeout: 10) == .exited(0))
@@ -102,6 +102,22 @@ import Testing
         // (九), half a window back; the 31st (m) sent it to the 19th (穰).
         #expect(rows.count > 2 && rows[1] == "Email: 穰沟@example.com", "\(rows.joined(separator: "\n"))")
         #expect(!rows[2].contains("example") && !rows[2].contains("沟"), "the line wrapped:\n\(rows.joined(separator: "\n"))")
+    }
+
+    /// At 12 columns "Email: " would leave 4 for the text: the prompt gets a row of its own and
+    /// the line is edited on the row below it, still one row that never wraps.
+    @Test func aPromptTooWideForTheRowGetsARowOfItsOwn() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.start(mode: "TERM=dumb", scratch: scratch, columns: 12)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        try Self.finish(terminal, typing: "bob@example.com")
+        #expect(!terminal.transcript.contains(0x1B))
+        let rows = Screen.render(terminal.transcript, width: 12).components(separatedBy: "\n")
+        // 11 columns; the 12th character sent the window half of them back, to "m".
+        let at = rows.firstIndex(of: "Email:") ?? rows.count  // after the banner, wrapped at 12 columns
+        #expect(rows.count > at + 2 && rows[at + 1] == "mple.com" && rows[at + 2] == "Review", "\(rows.joined(separator: "\n"))")
+        #expect(try scratch.storedEmails() == ["bob@example.com"])
     }
 
     /// A C1 control (U+009B is CSI on some terminals) and a bidirectional override typed into the
