@@ -120,6 +120,49 @@ import Testing
         #expect(try scratch.storedEmails() == ["bob@example.com"])
     }
 
+    /// Random editing keys in batches on a line longer than the row: after each batch the email
+    /// row is one row showing a piece of the line (all of it when it fits) that never reaches
+    /// the last column, and Enter stores exactly the line a plain model of the keys predicts.
+    @Test(arguments: [1, 2, 3])
+    func randomEditsAlwaysShowOneCoherentRow(seed: UInt64) throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.startAtEmail(mode: "NO_COLOR", scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        var random = SplitMix(seed: seed)
+        var model: [Character] = Array("someone.with.a.long.name@example.com")
+        var cursor = model.count
+        try terminal.send(String(model))
+        for batch in 0..<8 {
+            var keys = ""
+            for _ in 0..<(1 + random.next(12)) {
+                switch random.next(9) {
+                case 0: keys += Self.left; cursor = max(0, cursor - 1)
+                case 1: keys += "\u{1B}[C"; cursor = min(model.count, cursor + 1)
+                case 2: keys += "\u{1B}[H"; cursor = 0
+                case 3: keys += "\u{1B}[F"; cursor = model.count
+                case 4: keys += "\u{7F}"; if cursor > 0 { model.remove(at: cursor - 1); cursor -= 1 }
+                case 5: keys += "\u{1B}[3~"; if cursor < model.count { model.remove(at: cursor) }
+                default:
+                    let letter = Character(Unicode.Scalar(UInt8(ascii: "a") + UInt8(random.next(26))))
+                    keys.append(letter)
+                    model.insert(letter, at: cursor)
+                    cursor += 1
+                }
+            }
+            try terminal.send(keys)
+            terminal.settle(quiet: 0.3)
+            let rows = Screen.render(terminal.transcript, width: 40).components(separatedBy: "\n")
+            let emailRows = rows.filter { $0.hasPrefix("Email: ") }
+            let shown = String(emailRows.last?.dropFirst(7) ?? "")
+            let line = String(model)
+            #expect(emailRows.count == 1 && rows.count == 2, "seed \(seed) batch \(batch): \(rows)")
+            #expect(shown.count <= 32 && (line.count <= 32 ? shown == line : line.contains(shown)),
+                    "seed \(seed) batch \(batch): shows \(shown.debugDescription) of \(line.debugDescription)")
+        }
+        try Self.finish(terminal)
+        #expect(try scratch.storedEmails() == [String(model)])
+    }
+
     /// A C1 control (U+009B is CSI on some terminals) and a bidirectional override typed into the
     /// email are drawn visible while it is edited, never sent as they are.
     @Test func controlCharactersTypedAreDrawnVisible() throws {
@@ -180,5 +223,19 @@ import Testing
         #expect(Screen.render(Array("abcde\u{8}\u{8}X\r\n".utf8), width: 5) == "abXde")
         #expect(Screen.render(Array("ab一二".utf8), width: 5) == "ab一\n二")
         #expect(Screen.render(Array("abcdefgh\rxy".utf8), width: 10, resizes: [(at: 8, width: 4)]) == "xycd")
+    }
+}
+
+/// A small seeded generator (SplitMix64), so a failing run can be repeated.
+struct SplitMix {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    /// A number in 0..<bound.
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }
