@@ -91,3 +91,8 @@ static inline int signup_el_setty_session(EditLine *el) {
 static inline void signup_el_push(EditLine *el, const char *text) {
     el_push(el, text);
 }
+
+// glibc declares wcwidth only for _XOPEN_SOURCE or _GNU_SOURCE, which Swift's Glibc module does
+// not define: the no-escape line editor measures each character's columns with it.
+extern int wcwidth(wchar_t c);
+static inline int signup_wcwidth(wchar_t c) { return wcwidth(c); }

@@ -18,9 +18,6 @@ struct EditLineHandle {
     /// The corresponding C call is `el_set(EL_EDITOR, mode)`.
     func setEditor(_ mode: String) { _ = signup_el_set_editor(pointer, mode) }
 
-    /// The corresponding C call is `el_set(EL_TERMINAL, type)`.
-    func setTerminal(_ type: String) { _ = signup_el_set_terminal(pointer, type) }
-
     /// The corresponding C call is `el_set(EL_SIGNAL, on)`.
     func setHandlesSignals(_ on: Bool) { _ = signup_el_set_signal(pointer, on ? 1 : 0) }
 

@@ -6,7 +6,8 @@ enum ReadEnding: Equatable {
     case interrupted
 }
 
-/// libedit's read function: turns terminal bytes into the characters libedit edits.
+/// The read function of libedit and of `ScrollingLineEditor`: turns terminal bytes into the
+/// characters they edit (libedit's emacs control keys).
 ///
 /// Text mode passes characters through (UTF-8 decoded, escape sequences whole so arrow
 /// keys work, bracketed-paste markers dropped). Secret mode keeps printable bytes in its
@@ -27,7 +28,7 @@ final class LineSource {
 
     let input: Int32
     let output: Int32
-    var editor: EditLineHandle?
+    var editor: (any LineEditing)?
     private(set) var mode = Mode.text
     private(set) var ending: ReadEnding?
     /// The prompt libedit's prompt callback returns: a NUL-terminated copy owned here.
@@ -290,6 +291,7 @@ final class LineSource {
             }
             if GuardState.takeResumed() { redraw() }
             if GuardState.takeResized() { editor?.resize() }
+            if timeout < 0 { editor?.willWait() }  // every key so far handled: show the line
             let wake = GuardState.wakeRead.load(ordering: .relaxed)
             guard let polled = try? Sys.poll(input: input, wake: wake, timeoutMilliseconds: timeout) else { return .ended }
             if polled.wakeReady { Sys.drain(wake) }

@@ -1,3 +1,4 @@
+import CLibedit
 import Glibc
 
 // The one door to the C library: every libc call of this module goes through here.
@@ -167,6 +168,20 @@ enum Sys {
 
     /// The corresponding C function is `nl_langinfo(CODESET)`.
     static func characterCodeset() -> String { String(cString: nl_langinfo(nl_item(CODESET))) }
+
+    /// The terminal's width in columns: `TIOCGWINSZ` on `fd`, else `COLUMNS`, else 80.
+    /// The corresponding C function is `ioctl(TIOCGWINSZ)`.
+    static func terminalColumns(_ fd: Int32) -> Int {
+        var size = winsize()
+        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if let text = getenv("COLUMNS").map({ String(cString: $0) }), let columns = Int(text), columns > 0 { return columns }
+        return 80
+    }
+
+    /// Columns `scalar` takes on a terminal in the current character locale: 0 for a combining
+    /// mark, 2 for a wide (CJK, emoji) character, -1 when it is not printable.
+    /// The corresponding C function is `wcwidth`.
+    static func displayWidth(_ scalar: Unicode.Scalar) -> Int { Int(signup_wcwidth(wchar_t(bitPattern: scalar.value))) }
 
     /// Overwrites memory that held a secret; `memset_s`-like: the call is not optimised away.
     static func zero(_ buffer: UnsafeMutableRawBufferPointer) {

@@ -28,6 +28,8 @@ public final class TerminalSession {
 
     private let source: LineSource
     private var editor: EditLineHandle?
+    /// The editor of the no-escape mode, in place of libedit (whose dumb mode garbles a line that wraps).
+    private var scrolling: ScrollingLineEditor?
     private var history: HistoryHandle?
     private var inputStream: UnsafeMutablePointer<FILE>?
     private var outputStream: UnsafeMutablePointer<FILE>?
@@ -36,12 +38,12 @@ public final class TerminalSession {
     private let sessionMode: termios?
     private var closed = false
 
-    /// Opens libedit on standard input with standard error as its output (emacs keys, an in-memory history).
+    /// Opens an editor on standard input with standard error as its output (emacs keys, an in-memory history).
     ///
-    /// Sets a UTF-8 character locale first. A warning libedit would print for an unknown
-    /// `TERM` is discarded; it then uses dumb-terminal settings. Without `escapeSequences`
-    /// (`NO_COLOR`, `--plain`) libedit draws as on a dumb terminal too: editing keys still
-    /// work, and redraws use only `\r`, `\b` and spaces.
+    /// Sets a UTF-8 character locale first. Without `escapeSequences` (`NO_COLOR`, `--plain`,
+    /// `TERM` dumb, unset or unknown) lines are edited by `ScrollingLineEditor` instead: the
+    /// same keys, one row that scrolls sideways and never wraps, redrawn with only `\r`, `\b`
+    /// and spaces.
     public init(programName: String, escapeSequences: Bool = true) {
         TerminalLocale.ensureUTF8()
         TerminalGuard.install()
@@ -57,13 +59,18 @@ public final class TerminalSession {
         let outputStream = (try? Sys.duplicate(2)).flatMap { try? Sys.openStream($0, mode: "w") }
         self.inputStream = inputStream
         self.outputStream = outputStream
+        guard escapeSequences else {
+            let scrolling = ScrollingLineEditor(output: 2)
+            source.editor = scrolling
+            self.scrolling = scrolling
+            return
+        }
         guard let inputStream, let outputStream, let quiet = try? Sys.openNullStream() else { return }
         defer { Sys.closeStream(quiet) }
         guard let editor = EditLineHandle(program: programName, input: inputStream, output: outputStream, errors: quiet)
         else { return }
         editor.setErrorStream(outputStream)
         editor.setClientData(Unmanaged.passUnretained(source).toOpaque())
-        if !escapeSequences { editor.setTerminal("dumb") }
         editor.setEditor("emacs")
         editor.setHandlesSignals(false)  // its handler would kill(0, sig) the whole process group
         _ = editor.setSessionModes()
@@ -79,7 +86,7 @@ public final class TerminalSession {
 
     deinit { close() }
 
-    /// Reads a line with libedit editing (arrows, backspace, Ctrl-A/E/U); with `remember`, a
+    /// Reads a line with editing keys (arrows, backspace, Ctrl-A/E/K/U/W); with `remember`, a
     /// non-empty answer joins this session's history (answers to y/n questions should not).
     ///
     /// The history lives in memory only; it is never written to a file.
@@ -87,9 +94,11 @@ public final class TerminalSession {
     /// Without `remember` (a question), Up and Down recall nothing either. `initial` is put on the
     /// line to start from, as `VisibleText.of` shows it; Enter keeps it.
     public func readLine(prompt: String, remember: Bool = true, initial: String = "") -> LineRead {
-        if !initial.isEmpty { editor?.push(VisibleText.of(initial)) }
-        let result = read(prompt: prompt, mode: .text, historyKeys: remember)
-        if remember, case .line(let line) = result, !line.isEmpty { history?.enter(line) }
+        let result = read(prompt: prompt, mode: .text, historyKeys: remember, initial: VisibleText.of(initial))
+        if remember, case .line(let line) = result, !line.isEmpty {
+            history?.enter(line)
+            scrolling?.remember(line)
+        }
         return result
     }
 
@@ -126,6 +135,7 @@ public final class TerminalSession {
         history?.end()
         editor = nil
         history = nil
+        scrolling = nil
         source.editor = nil
         if let inputStream { Sys.closeStream(inputStream) }
         if let outputStream { Sys.closeStream(outputStream) }
@@ -146,16 +156,22 @@ public final class TerminalSession {
         return quiet
     }
 
-    private func read(prompt: String, mode: LineSource.Mode, historyKeys: Bool = false) -> LineRead {
-        guard !closed, let editor else { return .endOfInput }
+    private func read(prompt: String, mode: LineSource.Mode, historyKeys: Bool = false, initial: String = "") -> LineRead {
+        guard !closed, editor != nil || scrolling != nil else { return .endOfInput }
         source.setPrompt(prompt)
+        if !initial.isEmpty { editor?.push(initial) }
         source.begin(mode, historyKeys: historyKeys)
         // libedit prints the prompt, then switches the terminal to its editing mode on its first
         // read. The session mode is already on (and set again here, should anything have changed
         // it), so keys typed in between are neither echoed nor edited by the terminal.
         if let sessionMode { try? Sys.setTerminalMode(0, sessionMode) }
         GuardState.beginReading()
-        let line = editor.getLine()
+        let line: String?
+        if let scrolling {
+            line = scrolling.readLine(prompt: prompt, initial: initial, source: source)
+        } else {
+            line = editor?.getLine()
+        }
         GuardState.endReading()
         if let sessionMode { try? Sys.setTerminalMode(0, sessionMode) }
         if let outputStream { Sys.flush(outputStream) }

@@ -31,11 +31,7 @@ import Testing
         try shell.expect("Password: ")
         try shell.send("Quartz-")
         usleep(200_000)
-        try shell.send(bytes: [0x1A])  // Ctrl-Z
-        try shell.expect("Stopped")
-        try shell.expect("$ ")
-        try shell.send("fg\r")
-        try shell.expect("Password: ")  // redrawn
+        try shell.stopAndContinue(redrawing: "Password: ")
         try shell.send("Lantern-58\r")
         try shell.expect("Confirm password: ")
         try shell.send("Quartz-Lantern-58\r")

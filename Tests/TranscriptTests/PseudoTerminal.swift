@@ -218,6 +218,33 @@ final class PseudoTerminal {
         Glibc.kill(pid, signal)
     }
 
+    /// Reads until the terminal has been quiet for `quiet` seconds (at most `timeout`): the
+    /// child has drawn everything the keys sent so far asked for.
+    func settle(quiet: Double = 0.5, timeout: Double = 10) {
+        let deadline = Self.now() + timeout
+        var lastCount = transcript.count
+        var quietSince = Self.now()
+        while Self.now() < deadline, master >= 0 {
+            pump(milliseconds: 50)
+            if transcript.count != lastCount {
+                lastCount = transcript.count
+                quietSince = Self.now()
+            } else if Self.now() - quietSince >= quiet {
+                return
+            }
+        }
+    }
+
+    /// Ctrl-Z to a job of the interactive shell running here (prompt `$ `), then `fg`; returns
+    /// once the job has drawn `prompt` again.
+    func stopAndContinue(redrawing prompt: String) throws {
+        try send(bytes: [0x1A])  // Ctrl-Z
+        try expect("Stopped")
+        try expect("$ ")
+        try send("fg\r")
+        try expect(prompt)
+    }
+
     /// Sets the terminal's size; the child gets SIGWINCH.
     func setWindowSize(rows: UInt16, columns: UInt16) throws {
         var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)

@@ -15,34 +15,98 @@
 /// - each line loses its trailing spaces; trailing empty lines are dropped.
 ///
 /// Lines never scroll or move up: the wizard writes one short line at a time.
-enum Screen {
+///
+/// With a `width` (``render(_:width:resizes:)``) the screen also wraps as xterm does: a
+/// character that does not fit in the last column goes to the start of a new row (a wide
+/// character, CJK or emoji, takes two columns); `\b` never goes up a row. A resize cuts
+/// every row to the new width without re-wrapping, as xterm does, and leaves the cursor on
+/// its row.
+struct Screen {
     static func render(_ bytes: [UInt8]) -> String {
-        let scalars = Array(String(decoding: bytes, as: UTF8.self).unicodeScalars)
-        var lines: [[String]] = []
-        var line: [String] = []
-        var column = 0
+        var screen = Screen(width: nil)
+        screen.feed(bytes)
+        return screen.text
+    }
 
-        func put(_ cell: String) {
-            while line.count < column { line.append(" ") }
-            if column < line.count { line[column] = cell } else { line.append(cell) }
+    /// The screen of a terminal `width` columns wide after `bytes`; each resize takes effect
+    /// after the first `at` bytes.
+    static func render(_ bytes: [UInt8], width: Int, resizes: [(at: Int, width: Int)] = []) -> String {
+        var screen = Screen(width: width)
+        var start = 0
+        for resize in resizes.sorted(by: { $0.at < $1.at }) {
+            screen.feed(Array(bytes[start..<resize.at]))
+            screen.resize(to: resize.width)
+            start = resize.at
+        }
+        screen.feed(Array(bytes[start...]))
+        return screen.text
+    }
+
+    private(set) var width: Int?
+    private var lines: [[String]] = []
+    private var line: [String] = []
+    private var column = 0
+
+    init(width: Int?) { self.width = width }
+
+    /// The rows shown: trailing spaces and trailing empty rows dropped.
+    var text: String {
+        var text = (lines + [line]).map { cells in
+            var row = cells.joined()
+            while row.hasSuffix(" ") { row.removeLast() }
+            return row
+        }
+        while text.last == "" { text.removeLast() }
+        return text.joined(separator: "\n")
+    }
+
+    mutating func resize(to newWidth: Int) {
+        width = newWidth
+        lines = lines.map { Array($0.prefix(newWidth)) }
+        line = Array(line.prefix(newWidth))
+        column = min(column, newWidth - 1)
+    }
+
+    /// Columns a character takes with a width: 2 for East Asian wide characters and emoji.
+    static func columns(_ scalar: Unicode.Scalar) -> Int {
+        let wide: [ClosedRange<UInt32>] = [0x1100...0x115F, 0x2E80...0x303E, 0x3041...0xA4CF, 0xAC00...0xD7A3,
+                                           0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
+                                           0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD]
+        return wide.contains { $0.contains(scalar.value) } ? 2 : 1
+    }
+
+    private mutating func newRow() {
+        lines.append(line)
+        line = []
+        column = 0
+    }
+
+    private mutating func put(_ cell: String, columns: Int) {
+        if let width, column + columns > width { newRow() }
+        while line.count < column { line.append(" ") }
+        for offset in 0..<columns {
+            let piece = offset == 0 ? cell : ""
+            if column < line.count { line[column] = piece } else { line.append(piece) }
             column += 1
         }
+    }
 
+    mutating func feed(_ bytes: [UInt8]) {
+        let scalars = Array(String(decoding: bytes, as: UTF8.self).unicodeScalars)
+        let lastColumn = width.map { $0 - 1 } ?? Int.max
         var index = 0
         while index < scalars.count {
             let scalar = scalars[index]
             index += 1
             switch scalar.value {
             case 0x0A:
-                lines.append(line)
-                line = []
-                column = 0
+                newRow()
             case 0x0D:
                 column = 0
             case 0x08:
-                column = max(0, column - 1)
+                column = max(0, min(column, lastColumn) - 1)
             case 0x09:
-                column = (column / 8 + 1) * 8
+                column = min((column / 8 + 1) * 8, lastColumn)
             case 0x1B:
                 guard index < scalars.count else { break }
                 let kind = scalars[index]
@@ -59,11 +123,12 @@ enum Screen {
                     index += 1
                     let n = Int(parameters) ?? 0
                     switch final {
-                    case "G": column = max(0, max(n, 1) - 1)
-                    case "C": column += max(n, 1)
+                    case "G": column = min(max(0, max(n, 1) - 1), lastColumn)
+                    case "C": column = min(column + max(n, 1), lastColumn)
                     case "D": column = max(0, column - max(n, 1))
                     case "@":  // insert blanks, shifting the rest of the line right
                         if column < line.count { line.insert(contentsOf: Array(repeating: " ", count: max(n, 1)), at: column) }
+                        if let width, line.count > width { line.removeLast(line.count - width) }
                     case "P":  // delete characters, shifting the rest left
                         if column < line.count { line.removeSubrange(column..<min(line.count, column + max(n, 1))) }
                     case "X":  // erase characters
@@ -86,21 +151,15 @@ enum Screen {
             case 0x00..<0x20, 0x7F:
                 break
             default:
-                if scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .enclosingMark,
-                   column > 0, column <= line.count {
-                    line[column - 1].unicodeScalars.append(scalar)
+                let category = scalar.properties.generalCategory
+                if category == .nonspacingMark || category == .enclosingMark, column > 0, column <= line.count {
+                    var owner = column - 1
+                    while owner > 0, line[owner].isEmpty { owner -= 1 }  // the first cell of a wide character
+                    line[owner].unicodeScalars.append(scalar)
                 } else {
-                    put(String(scalar))
+                    put(String(scalar), columns: width == nil ? 1 : Self.columns(scalar))
                 }
             }
         }
-        lines.append(line)
-        var text = lines.map { cells in
-            var row = cells.joined()
-            while row.hasSuffix(" ") { row.removeLast() }
-            return row
-        }
-        while text.last == "" { text.removeLast() }
-        return text.joined(separator: "\n")
     }
 }
