@@ -110,7 +110,7 @@ enum Migrations {
             throw StoreError.unavailable(reason: "the database \(path) cannot be used: its account table lacks the column "
                 + missing.joined(separator: ", "))
         }
-        let uniqueIndexes = try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('account') WHERE \"unique\" = 1")
+        let uniqueIndexes = try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('account') WHERE \"unique\" = 1 AND partial = 0")
         for index in uniqueIndexes {
             if try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [index]) == ["email_key"] { return }
         }

@@ -347,11 +347,18 @@ final class LineSource {
                 if let key = followingByte() { sequence.append(key) }
                 break
             }
+            // An X10 mouse report: ESC [ M and three raw bytes (button, column, row).
+            if first == UInt8(ascii: "M") {
+                for _ in 0..<3 { if let byte = followingByte() { sequence.append(byte) } }
+                break
+            }
             if Self.endsKeySequence(first) { break }
             guard (0x20...0x7E).contains(first) else { unreadByte(); sequence.removeLast(); break }
-            while sequence.count < 64, let byte = followingByte() {
+            // However long the parameters run, they are swallowed up to the final byte: only the
+            // first 64 bytes are kept (enough to name any key), none become text.
+            while let byte = followingByte() {
                 guard (0x20...0x7E).contains(byte) else { unreadByte(); break }
-                sequence.append(byte)
+                if sequence.count < 64 { sequence.append(byte) }
                 if Self.endsKeySequence(byte) { break }
             }
         case UInt8(ascii: "O"):  // SS3: an optional modifier (ESC O 5 D), then a final byte
@@ -360,10 +367,32 @@ final class LineSource {
                 sequence.append(byte)
                 if !(0x30...0x3B).contains(byte) { break }
             }
+        case UInt8(ascii: "N"):  // SS2: one character from another set
+            if let byte = followingByte() { sequence.append(byte) }
+        case UInt8(ascii: "]"), UInt8(ascii: "P"), UInt8(ascii: "X"), UInt8(ascii: "^"), UInt8(ascii: "_"):
+            // OSC, DCS, SOS, PM, APC: a string up to BEL or ST (ESC \ or C1 0x9C), such as a
+            // terminal's answer to a colour or title query. None of it is a key or text.
+            skipControlString()
         default:
             break  // Alt with a key
         }
         return sequence
+    }
+
+    /// Swallows the body of a control string up to its terminator, or until input pauses or ends.
+    private func skipControlString() {
+        while let byte = followingByte() {
+            switch byte {
+            case 0x07, 0x9C:
+                return
+            case 0x1B:
+                guard let after = followingByte() else { return }
+                if after != UInt8(ascii: "\\") { unreadByte() }
+                return
+            default:
+                continue
+            }
+        }
     }
 
     /// A CSI final byte, or rxvt's `$`.

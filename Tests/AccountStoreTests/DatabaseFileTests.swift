@@ -90,8 +90,14 @@ struct DatabaseFileTests {
         }
     }
 
-    @Test("an account table without its unique key on email_key is refused, and nothing is written")
-    func missingUniqueKey() throws {
+    @Test("an account table without its unique key on email_key is refused, and nothing is written", arguments: [
+        "CREATE INDEX account_email_key ON account(email_key)",
+        // A partial unique index leaves most rows unchecked: duplicates would pass (outside review).
+        "CREATE UNIQUE INDEX account_email_key ON account(email_key) WHERE id < 0",
+        "CREATE UNIQUE INDEX account_email_key ON account(email_key, id)",
+        "CREATE UNIQUE INDEX account_email ON account(email)",
+    ])
+    func missingUniqueKey(index: String) throws {
         try withTemporaryFolder { folder throws in
             let path = folder.file("accounts.sqlite")
             try sqliteScript(path, """
@@ -99,7 +105,7 @@ struct DatabaseFileTests {
                 INSERT INTO grdb_migrations VALUES ('v1-accounts'), ('v2-email-key-casefold');
                 CREATE TABLE account (id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL, email_key TEXT NOT NULL,
                     password_hash TEXT NOT NULL, created_at TEXT NOT NULL);
-                CREATE INDEX account_email_key ON account(email_key);
+                \(index);
                 """)
             let before = try Fingerprint(path)
             let error = #expect(throws: StoreError.self) { try AccountStore(path: path) }

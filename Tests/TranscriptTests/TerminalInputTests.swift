@@ -125,6 +125,35 @@ import Testing
         #expect(!terminal.text().contains("do not match"), "\(family): a key became part of the password")
     }
 
+    /// What terminals send that is not a key: answers to title and colour queries (OSC), DCS,
+    /// APC and PM strings, an X10 mouse report, SS2, and a CSI longer than 64 bytes.
+    static let terminalReports = [
+        "\u{1B}]0;t\u{07}", "\u{1B}]11;rgb:0/0/0\u{1B}\\", "\u{1B}Pq#0\u{1B}\\", "\u{1B}_x\u{1B}\\", "\u{1B}^x\u{1B}\\",
+        "\u{1B}[M !!", "\u{1B}Na", "\u{1B}[" + String(repeating: "1;", count: 50) + "A",
+    ]
+
+    @Test(arguments: terminalReports, [false, true])
+    func noTerminalReportBecomesPartOfAPasswordOrAnEmail(report: String, plain: Bool) throws {
+        let scratch = try ScratchFolder()
+        // libedit's editor (xterm, colour) and the no-escape one (--plain) read keys the same way.
+        let environment: [String: String?] = plain ? ["HOME": scratch.path] : ["HOME": scratch.path, "TERM": "xterm", "NO_COLOR": nil]
+        let terminal = try PseudoTerminal(executable: signupBinary, arguments: ["--db", scratch.database, "--dry-run", "--json"] + (plain ? ["--plain"] : []),
+                                          environment: PseudoTerminal.environment(environment), pipeStandardOutput: true)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        try terminal.send("bob@" + report + "example.com\r")
+        try terminal.expect("Password: ", timeout: 10)
+        try terminal.send("Zq8-Secret-" + report + "Walrus-17\r")
+        try terminal.expect("Confirm password: ", timeout: 10)
+        try terminal.send("Zq8-Secret-Walrus-17\r")
+        try terminal.expect("Create account? [Y/n/e] ", timeout: 10)
+        try terminal.send("y\r")
+        #expect(try terminal.wait(timeout: 10) == .exited(0), "\(terminal.text())")
+        #expect(!terminal.text().contains("do not match"), "a report became part of the password")
+        #expect(String(decoding: terminal.standardOutput, as: UTF8.self).contains("\"email\":\"bob@example.com\""),
+                "a report became part of the email: \(terminal.text())")
+    }
+
     // MARK: - --no-interactive at a terminal
 
     @Test func noInteractiveAtATerminalShowsTheEmailOnce() throws {
