@@ -11,8 +11,10 @@ struct ScriptAnswers {
         conversation.put(prompt.text)
         // At a terminal (--no-interactive), a secret must not be echoed as it is typed.
         let line = prompt.isSecret ? withEchoOff(input.fd) { input.next() } : input.next()
+        // The echo follows the field being answered, never where the line came from; what is
+        // echoed is made visible, so a line cannot send escape sequences to the terminal.
         if case .text(let text) = line, !prompt.isSecret {
-            conversation.put(text)
+            conversation.put(VisibleText.of(text))
         }
         conversation.put("\n")
         switch line {

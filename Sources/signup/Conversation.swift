@@ -64,12 +64,12 @@ struct Conversation {
             say("Review")
             let width = (lines.map(\.label.count).max() ?? 0) + 2
             for line in lines {
-                say("  " + line.label + String(repeating: " ", count: width - line.label.count) + line.value)
+                say("  " + line.label + String(repeating: " ", count: width - line.label.count) + VisibleText.of(line.value))
             }
         case .choices(let labels):
             for (number, label) in labels.enumerated() { say("  \(number + 1) \(label)") }
         case .notice(let text):
-            say(text)
+            say(VisibleText.of(text))  // may quote a store's reason, which holds a path
         case .ask, .submit, .finish:
             break
         }

@@ -28,6 +28,58 @@ enum IO {
         }
     }
 
+    /// Opens the path given as raw bytes (a path is bytes, never re-encoded); -1 and errno on failure.
+    static func open(_ path: [UInt8], _ flags: Int32) -> Int32 {
+        guard !path.contains(0) else {
+            errno = ENOENT
+            return -1
+        }
+        return (path + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { Glibc.open($0.baseAddress!, flags) }
+        }
+    }
+
+    /// Whether `info` (from `fstat`) is the file standard input reads from: the same device and inode.
+    static func isStandardInput(_ info: stat) -> Bool {
+        var input = stat()
+        guard fstat(0, &input) == 0 else { return false }
+        return input.st_dev == info.st_dev && input.st_ino == info.st_ino
+    }
+
+    /// Whether the socket `fd` is listening for connections (it will never send a byte).
+    static func isListeningSocket(_ fd: Int32) -> Bool {
+        var listening: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0 && listening != 0
+    }
+
+    /// Why a whole file could not be read.
+    enum ReadFailure: Error {
+        case open(Int32), read(Int32), tooLarge
+    }
+
+    /// The whole content of the file at `path` (raw bytes), refusing more than `limit` bytes
+    /// after reading at most `limit + 1`. A FIFO is opened without waiting for a writer.
+    static func contents(of path: [UInt8], limit: Int) -> Result<[UInt8], ReadFailure> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else { return .failure(.open(errno)) }
+        defer { close(fd) }
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while data.count <= limit {
+            let got = read(fd, into: &chunk, count: chunk.count)
+            if got == 0 { return .success(data) }
+            if got < 0 {
+                guard errno == EAGAIN else { return .failure(.read(errno)) }
+                var wait = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&wait, 1, -1)
+                continue
+            }
+            data += chunk[..<got]
+        }
+        return .failure(.tooLarge)
+    }
+
     /// Whether `fd` is open.
     static func isOpen(_ fd: Int32) -> Bool {
         fcntl(fd, F_GETFD) != -1
