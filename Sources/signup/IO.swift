@@ -80,6 +80,19 @@ enum IO {
         return .failure(.tooLarge)
     }
 
+    /// Opens `/dev/null` on each of descriptors 0, 1 and 2 that is closed, so that no pipe or
+    /// file the program opens later becomes "standard input" (`signup <&-` read its own
+    /// signal pipe forever). Read-only: writing to a closed standard output still fails.
+    static func reserveStandardDescriptors() {
+        for fd in Int32(0)...2 where !isOpen(fd) {
+            let null = Glibc.open("/dev/null", O_RDONLY)
+            if null >= 0 && null != fd {
+                dup2(null, fd)
+                close(null)
+            }
+        }
+    }
+
     /// Whether `fd` is open.
     static func isOpen(_ fd: Int32) -> Bool {
         fcntl(fd, F_GETFD) != -1

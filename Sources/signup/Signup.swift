@@ -19,6 +19,7 @@ struct Signup: ParsableCommand {
 
     static func main() {
         ProcessHardening.apply()
+        IO.reserveStandardDescriptors()
         // Read once and scrubbed before anything else runs: no other code sees the variable.
         _ = EnvironmentPassword.taken
         IO.ignoreBrokenPipes()

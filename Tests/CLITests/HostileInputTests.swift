@@ -272,6 +272,17 @@ import Testing
         #expect(errors?["email"]?.map { $0["code"] } == ["email.inputTooLong"])
     }
 
+    @Test func aClosedStandardInputIsEndOfInputNotTheProgramsOwnPipe() {
+        // With descriptor 0 closed, the signal guard's pipe became "standard input" and was read forever.
+        let box = Sandbox()
+        let run = box.run(["--dry-run", "--json"], via: "exec timeout 60 \"$0\" \"$@\" <&-")
+        #expect(run.status == 66)
+        #expect(run.json["status"] as? String == "incomplete")
+        let fd = box.run(["--dry-run", "--email", "a@example.com", "--password-fd", "3"], input: lines(answers), via: "exec timeout 60 \"$0\" \"$@\" 3<&-")
+        #expect(fd.status == 64)
+        #expect(fd.stderr.contains("the --password-fd descriptor is not open"))
+    }
+
     // MARK: - Other text sources: policy and blocklist files
 
     @Test func aHugePolicyFileIsRefusedWithoutReadingItWhole() throws {
