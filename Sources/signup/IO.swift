@@ -39,11 +39,11 @@ enum IO {
         }
     }
 
-    /// Whether `info` (from `fstat`) is the file standard input reads from: the same device and inode.
-    static func isStandardInput(_ info: stat) -> Bool {
-        var input = stat()
-        guard fstat(0, &input) == 0 else { return false }
-        return input.st_dev == info.st_dev && input.st_ino == info.st_ino
+    /// Whether `info` (from `fstat`) is the file descriptor `fd` refers to: the same device and inode.
+    static func isSameFile(_ info: stat, as fd: Int32) -> Bool {
+        var other = stat()
+        guard fstat(fd, &other) == 0 else { return false }
+        return other.st_dev == info.st_dev && other.st_ino == info.st_ino
     }
 
     /// Whether the socket `fd` is listening for connections (it will never send a byte).

@@ -196,6 +196,8 @@ import Testing
         ("--password-file \"$HOME/empty\"", "sent nothing"),
         ("--password-fd 3 3</dev/null", "sent nothing"),
         ("--password-file \"$HOME/fifo\"", "sent nothing"),  // a FIFO nobody writes to: no wait
+        ("--password-file /dev/stderr", "own standard output or error"),  // the read end of signup's own pipe
+        ("--password-file /proc/self/fd/1", "own standard output or error"),
     ])
     func anUnreadablePasswordSourceIsAUsageError(source: String, reason: String) {
         let box = Sandbox()
