@@ -59,7 +59,7 @@ public final class LineInput {
                     return finish(line, overflowed: overflowed)
                 }
             }
-            let newline = buffer[start..<count].firstIndex(of: UInt8(ascii: "\n"))
+            let newline = newlineIndex()
             let chunkEnd = newline ?? count
             if !overflowed {
                 // One byte over the limit is kept so that a `\r` before the `\n` still fits.
@@ -82,6 +82,14 @@ public final class LineInput {
                 atEnd = true  // out of step with the answers: nothing after this can be trusted
                 return finish(line, overflowed: true)
             }
+        }
+    }
+
+    /// The index of the next `\n` in the unread part of the buffer (memchr: skipping an endless line stays cheap).
+    private func newlineIndex() -> Int? {
+        buffer.withUnsafeBytes { bytes in
+            let base = bytes.baseAddress!
+            return memchr(base + start, Int32(UInt8(ascii: "\n")), count - start).map { UnsafeRawPointer($0) - base }
         }
     }
 

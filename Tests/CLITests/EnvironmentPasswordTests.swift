@@ -33,27 +33,31 @@ import Testing
         #expect(environ.range(of: Data("LANG=C.UTF-8".utf8)) != nil)  // the rest of the block is intact
     }
 
-    @Test func takingTheVariableKeepsItFromChildren() throws {
-        let name = "SIGNUP_TEST_SECRET_\(UInt32.random(in: 0...UInt32.max))"
-        setenv(name, "Zebra-Child-Token-94", 1)
-        #expect(EnvironmentPassword.take(name) == .text("Zebra-Child-Token-94"))
-        #expect(getenv(name) == nil)
-        #expect(EnvironmentPassword.take(name) == nil)  // read once
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        let output = Pipe()
-        child.standardOutput = output
-        try child.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        child.waitUntilExit()
-        #expect(text.contains("PATH="))
-        #expect(!text.contains("Zebra-Child-Token-94") && !text.contains(name))
+    /// These change the environment, which is not safe while other tests spawn processes:
+    /// each runs in a process of its own (an exit test).
+    @Test func takingTheVariableKeepsItFromChildren() async {
+        await #expect(processExitsWith: .success) {
+            setenv("SIGNUP_TEST_SECRET", "Zebra-Child-Token-94", 1)
+            guard EnvironmentPassword.take("SIGNUP_TEST_SECRET") == .text("Zebra-Child-Token-94"),
+                  getenv("SIGNUP_TEST_SECRET") == nil,
+                  EnvironmentPassword.take("SIGNUP_TEST_SECRET") == nil  // read once
+            else { exit(1) }
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            let output = Pipe()
+            child.standardOutput = output
+            try? child.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            child.waitUntilExit()
+            exit(text.contains("PATH=") && !text.contains("Zebra-Child-Token-94") && !text.contains("SIGNUP_TEST_SECRET") ? 0 : 2)
+        }
     }
 
-    @Test func invalidUTF8IsNotRepaired() {
-        let name = "SIGNUP_TEST_BYTES_\(UInt32.random(in: 0...UInt32.max))"
-        setenv(name, "Quartz-Lantern-58\u{FF}", 1)  // a valid U+00FF: two bytes, C3 BF
-        #expect(EnvironmentPassword.take(name) == .text("Quartz-Lantern-58\u{FF}"))
+    @Test func aValidNonASCIIValueIsKeptAsItIs() async {
+        await #expect(processExitsWith: .success) {
+            setenv("SIGNUP_TEST_BYTES", "Quartz-Lantern-58\u{FF}", 1)
+            exit(EnvironmentPassword.take("SIGNUP_TEST_BYTES") == .text("Quartz-Lantern-58\u{FF}") ? 0 : 1)
+        }
     }
 }
 
