@@ -14,3 +14,9 @@ static inline int signup_disable_core_files(void) {
     struct rlimit none = { 0, 0 };
     return setrlimit(RLIMIT_CORE, &none);
 }
+
+#include <unistd.h>
+
+/// The process's environment array (`environ`): a C global Swift 6 cannot read safely.
+/// Its strings point into the block the kernel shows in /proc/PID/environ.
+static inline char **signup_environment(void) { return __environ; }

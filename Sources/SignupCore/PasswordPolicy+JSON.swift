@@ -38,7 +38,7 @@ public struct PolicyFile: Sendable, Equatable {
         }
         let unknown = Set(object.keys).subtracting(Self.keys).sorted()
         guard unknown.isEmpty else {
-            throw PolicyFileError("unknown key \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); known keys: \(Self.keys.sorted().joined(separator: ", "))")
+            throw PolicyFileError("unknown key \(unknown.map { "\"\(VisibleText.of($0))\"" }.joined(separator: ", ")); known keys: \(Self.keys.sorted().joined(separator: ", "))")
         }
 
         let baseName = try Self.string(object, "base") ?? "standard"
@@ -55,7 +55,7 @@ public struct PolicyFile: Sendable, Equatable {
             policy.requiredClasses = []
             for name in names {
                 guard let value = PasswordPolicy.CharacterClass(rawValue: name) else {
-                    throw PolicyFileError("\"require\" may hold only \(PasswordPolicy.CharacterClass.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(name)\"")
+                    throw PolicyFileError("\"require\" may hold only \(PasswordPolicy.CharacterClass.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(VisibleText.of(name))\"")
                 }
                 policy.requiredClasses.append(value)
             }
@@ -74,7 +74,8 @@ public struct PolicyFile: Sendable, Equatable {
             policy.messages = [:]
             for (code, value) in table {
                 guard case .string(let text) = value else { throw Self.notATable }
-                policy.messages[code] = text
+                // Shown at a terminal: a file's escape sequences must not reach it.
+                policy.messages[code] = VisibleText.of(text)
             }
         }
         self.policy = policy

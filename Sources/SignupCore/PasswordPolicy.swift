@@ -73,7 +73,8 @@ public struct PasswordPolicy: Sendable, Equatable {
             case .symbol: rules.append(.containsSymbol())
             }
         }
-        rules.append(.noControlCharacters())
+        // In every policy, built-in or from a file: SPEC 2's characters that other software would hash differently.
+        rules += [.noControlCharacters(), .noInvisibleCharacters(), .noCompatibilityCharacters()]
         if rejectsCommon { rules.append(.notCommon(estimator: estimator)) }
         if rejectsEmailLocalPart { rules.append(.notContainingEmail(field: emailField)) }
         if !blockedWords.isEmpty { rules.append(.notContaining(words: blockedWords)) }

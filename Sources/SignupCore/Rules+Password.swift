@@ -1,3 +1,5 @@
+import Foundation
+
 /// Rules for passwords: character classes, strength and words to avoid.
 extension Rule {
     /// Fails with `needsDigit` unless some character is a number (`Character.isNumber`).
@@ -87,4 +89,19 @@ func knownWords(inEmail email: String) -> [String] {
     guard !local.isEmpty else { return [] }
     let pieces = local.split(whereSeparator: { ".-_+".contains($0) }).map(String.init).filter { $0.count >= 3 }
     return [local] + pieces.filter { $0 != local }
+}
+
+extension Rule {
+    /// Fails with `compatibilityCharacter` when the value's NFKC form differs from its NFC form:
+    /// fullwidth letters, ligatures, no-break and other special spaces, superscripts.
+    ///
+    /// Mail servers, PHP, Python and LDAP hash the bytes they receive without normalizing, so
+    /// such a password would not match when typed elsewhere. The message never shows the character.
+    public static func noCompatibilityCharacters(
+        message: String = "Use plain characters: a fullwidth letter, ligature, special space or superscript types differently elsewhere"
+    ) -> Rule {
+        custom("compatibilityCharacter", message: message) { value, _ in
+            value.precomposedStringWithCanonicalMapping == value.precomposedStringWithCompatibilityMapping
+        }
+    }
 }

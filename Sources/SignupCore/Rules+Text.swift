@@ -37,9 +37,27 @@ extension Rule {
             !value.unicodeScalars.contains { $0.properties.generalCategory == .control }
         }
     }
+
+    /// Fails with `invisibleCharacter` when the value holds a character that shows nothing:
+    /// a default-ignorable code point (U+FE0F, U+034F, U+200B…) or a format character
+    /// (general category Cf, which includes the byte-order mark U+FEFF).
+    ///
+    /// Such characters make two answers that look identical differ; the message never shows the character.
+    public static func noInvisibleCharacters(message: String = "Remove an invisible character (such as a zero-width space or a variation selector)") -> Rule {
+        custom("invisibleCharacter", message: message) { value, _ in
+            !value.unicodeScalars.contains(where: \.isInvisible)
+        }
+    }
 }
 
 /// Regex is not Sendable; a compiled pattern is never mutated after creation.
 private struct RegexBox: @unchecked Sendable {
     let regex: Regex<AnyRegexOutput>
+}
+
+extension Unicode.Scalar {
+    /// Whether the scalar shows nothing by itself: a default-ignorable code point or a format character (Cf).
+    public var isInvisible: Bool {
+        properties.isDefaultIgnorableCodePoint || properties.generalCategory == .format
+    }
 }

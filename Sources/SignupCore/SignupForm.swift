@@ -14,7 +14,10 @@ public enum SignupForm {
         Form(fields: [
             Field(
                 name: email, label: "Email",
-                rules: [.required(message: "Enter your email address"), .email()],
+                rules: [
+                    .required(message: "Enter your email address"), .email(),
+                    .noInvisibleCharacters(message: "Remove an invisible character: it would make this address look like another one"),
+                ],
                 messages: policy.messages,
                 normalize: normalizeEmail
             ),
@@ -38,8 +41,10 @@ public enum SignupForm {
         text.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping
     }
 
-    /// Unicode NFKC; never trimmed or truncated.
+    /// Unicode NFC; never trimmed or truncated. A password whose NFKC form differs is refused by
+    /// its rules (`password.compatibilityCharacter`), so every accepted password is hashed as the
+    /// NFC text, the same bytes people type into other software; NFD input is composed.
     @Sendable public static func normalizePassword(_ text: String) -> String {
-        text.precomposedStringWithCompatibilityMapping
+        text.precomposedStringWithCanonicalMapping
     }
 }

@@ -76,7 +76,7 @@ public struct ReviewLine: Sendable, Equatable {
     }
 }
 
-/// What to store: the email as entered (trimmed, NFC) and the password (NFKC).
+/// What to store: the email as entered (trimmed, NFC) and the password (NFC, which its rules made equal to its NFKC form).
 public struct Submission: Sendable, Equatable {
     public var email: String
     public var password: Secret

@@ -285,15 +285,17 @@ public struct SignupWizard: Sendable {
 }
 
 extension FieldError {
-    /// The error of field `field` whose answer could not be read.
+    /// The error of field `field` whose answer could not be read. These codes name problems of
+    /// the input itself and differ from the rules' codes (`tooLong` is the rule's length limit,
+    /// `invalidCharacter` its control characters), so each code keeps one meaning.
     public static func unreadable(_ problem: InputProblem, field: String) -> FieldError {
         switch problem {
         case .invalidUTF8:
             FieldError(field: field, code: "\(field).invalidEncoding", message: "This answer is not valid UTF-8 text")
         case .nulByte:
-            FieldError(field: field, code: "\(field).invalidCharacter", message: "This answer contains a NUL byte")
+            FieldError(field: field, code: "\(field).nulByte", message: "This answer contains a NUL byte")
         case .tooLong(let limit):
-            FieldError(field: field, code: "\(field).tooLong", message: "This answer is longer than \(limit / 1024) KiB")
+            FieldError(field: field, code: "\(field).inputTooLong", message: "This answer is longer than \(limit / 1024) KiB")
         }
     }
 }

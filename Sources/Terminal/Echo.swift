@@ -5,11 +5,11 @@ import Glibc
 /// For a secret read line by line without libedit (`--no-interactive` at a terminal):
 /// the newline still shows (ECHONL), the characters do not. Call `TerminalGuard.install()`
 /// first so a signal during `body` also puts the mode back.
-public func withEchoOff<T>(_ fd: Int32, _ body: () -> T) -> T {
+public func withEchoOff<T>(_ fd: Int32, echoingNewlines: Bool = true, _ body: () -> T) -> T {
     guard Sys.isTerminal(fd), let before = try? Sys.terminalMode(fd) else { return body() }
     var quiet = before
     quiet.c_lflag &= ~tcflag_t(ECHO)
-    quiet.c_lflag |= tcflag_t(ECHONL)
+    if echoingNewlines { quiet.c_lflag |= tcflag_t(ECHONL) } else { quiet.c_lflag &= ~tcflag_t(ECHONL) }
     try? Sys.setTerminalMode(fd, quiet)
     defer { try? Sys.setTerminalMode(fd, before) }
     return body()

@@ -1,10 +1,22 @@
+import Glibc
 import SignupCore
 
-/// Reads lines from a file descriptor for a script: `\n` or `\r\n` endings, at most
-/// 64 KiB a line, invalid UTF-8 and NUL reported instead of passed on.
+/// Reads lines from a file descriptor for a script: `\n`, `\r\n` or a lone `\r` ends a line,
+/// at most 64 KiB a line, invalid UTF-8 and NUL reported instead of passed on.
+///
+/// A lone `\r` is a line end (old Mac files, a terminal in raw mode, expect's `send "…\r"`):
+/// no answer may hold a control character anyway, and read as one line, a password after
+/// the `\r` would be echoed as part of the email.
+///
+/// Reading is bounded: a line over the limit is reported as soon as the limit is passed;
+/// what is left of it is skipped only up to ``skipLimit`` (when more lines are wanted) and
+/// then the stream is abandoned, so an endless line (`< /dev/zero`) costs a few MiB of
+/// reading, never a busy loop or unbounded memory.
 public final class LineInput {
     /// The longest line accepted, in bytes, not counting its ending.
     public static let limit = 64 * 1024
+    /// How far into an over-long line reading goes to find its end before giving up on the stream.
+    public static let skipLimit = 4 * 1024 * 1024
 
     /// One line's worth of input, judged.
     public enum Line: Equatable, Sendable {
@@ -15,64 +27,136 @@ public final class LineInput {
 
     /// The descriptor lines come from.
     public let fd: Int32
-    private var buffer: [UInt8] = []
+    /// Whether only the first line matters (a password file): an over-long one ends the reading at once.
+    private let oneLine: Bool
+    /// The errno of a read that failed; reading stops and reports end of input after it.
+    public private(set) var readError: Int32?
+    private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
     private var start = 0
+    private var count = 0
     private var atEnd = false
+    private var linesRead = 0
+    /// The last line ended with `\r`: a `\n` right after it belongs to the same line end.
+    private var afterCarriageReturn = false
 
-    /// Lines from `fd`, which stays open: the caller closes it.
-    public init(fd: Int32) {
+    /// Lines from `fd`, which stays open: the caller closes it. With `oneLine`, the reader
+    /// never reads past what the first line needs.
+    public init(fd: Int32, oneLine: Bool = false) {
         self.fd = fd
+        self.oneLine = oneLine
     }
 
-    /// The next line; bytes past the limit are read and dropped up to the line's end.
+    deinit {
+        buffer.withUnsafeMutableBytes { Sys.zero($0) }
+    }
+
+    /// The next line. A leading UTF-8 byte-order mark at the very start of the stream is
+    /// dropped: it marks the encoding of a file, it is not part of the first answer.
     public func next() -> Line {
         var line: [UInt8] = []
+        defer { line.withUnsafeMutableBytes { Sys.zero($0) } }
+        var scanned = 0
         var overflowed = false
+        if afterCarriageReturn {
+            afterCarriageReturn = false
+            if start == count, !atEnd, !fill() { atEnd = true }
+            if start < count, buffer[start] == UInt8(ascii: "\n") { start += 1 }
+        }
         while true {
-            if start == buffer.count {
+            if start == count {
                 if atEnd || !fill() {
                     atEnd = true
                     if line.isEmpty && !overflowed { return .endOfInput }
-                    return judge(line, overflowed: overflowed)
+                    return finish(line, overflowed: overflowed)
                 }
             }
-            let end = buffer[start...].firstIndex(of: UInt8(ascii: "\n"))
-            let chunkEnd = end ?? buffer.count
+            let newline = newlineIndex()
+            let chunkEnd = newline ?? count
             if !overflowed {
-                line.append(contentsOf: buffer[start..<chunkEnd])
-                if line.count > Self.limit + 1 {
+                // The first line may also hold the byte-order mark that is not part of it.
+                if line.count + (chunkEnd - start) > Self.limit + (linesRead == 0 ? Self.byteOrderMark.count : 0) {
                     overflowed = true
+                    line.withUnsafeMutableBytes { Sys.zero($0) }
                     line.removeAll()
+                    if oneLine {
+                        atEnd = true
+                        return finish(line, overflowed: true)
+                    }
+                } else {
+                    line.append(contentsOf: buffer[start..<chunkEnd])
                 }
             }
-            start = end.map { $0 + 1 } ?? buffer.count
-            if end != nil { return judge(line, overflowed: overflowed) }
+            scanned += chunkEnd - start
+            start = newline.map { $0 + 1 } ?? count
+            if let newline {
+                afterCarriageReturn = buffer[newline] == UInt8(ascii: "\r")
+                return finish(line, overflowed: overflowed)
+            }
+            if overflowed && scanned > Self.skipLimit {
+                atEnd = true  // out of step with the answers: nothing after this can be trusted
+                return finish(line, overflowed: true)
+            }
         }
     }
 
-    private func fill() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        let got = chunk.withUnsafeMutableBytes { bytes -> Int in
-            while true {
-                switch try? Sys.read(fd, into: bytes) {
-                case .bytes(let count)?: return count
-                case .interrupted?: continue
-                case .endOfFile?, .wouldBlock?, nil: return 0
-                }
+    /// The index of the next `\n` or `\r` in the unread part of the buffer (memchr: skipping an
+    /// endless line stays cheap).
+    private func newlineIndex() -> Int? {
+        buffer.withUnsafeBytes { bytes in
+            let base = bytes.baseAddress!
+            let search = { (byte: UInt8, length: Int) in
+                memchr(base + self.start, Int32(byte), length).map { UnsafeRawPointer($0) - base }
             }
+            let newline = search(UInt8(ascii: "\n"), count - start)
+            // A `\r` counts only before the first `\n`.
+            return search(UInt8(ascii: "\r"), (newline ?? count) - start) ?? newline
         }
-        guard got > 0 else { return false }
-        buffer = Array(chunk[..<got])
-        start = 0
-        return true
     }
 
-    private func judge(_ bytes: [UInt8], overflowed: Bool) -> Line {
-        var bytes = bytes
-        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-        if overflowed || bytes.count > Self.limit { return .unreadable(.tooLong(limit: Self.limit)) }
+    /// Judges a complete line as ``judge(_:)`` does, after its `\r` and a leading byte-order mark.
+    private func finish(_ bytes: [UInt8], overflowed: Bool) -> Line {
+        defer { linesRead += 1 }
+        if overflowed { return .unreadable(.tooLong(limit: Self.limit)) }
+        var bytes = bytes[...]
+        if linesRead == 0 && bytes.starts(with: Self.byteOrderMark) { bytes.removeFirst(Self.byteOrderMark.count) }
+        return Self.judge(bytes)
+    }
+
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// The one judgement of outside bytes as an answer, for every source of text (lines,
+    /// `--email`, `SIGNUP_PASSWORD`): longer than ``limit``, holding NUL, or not UTF-8 is a
+    /// problem; anything else is the text, never repaired.
+    public static func judge<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Line {
+        if bytes.count > limit { return .unreadable(.tooLong(limit: limit)) }
         if bytes.contains(0) { return .unreadable(.nulByte) }
         guard let text = String(validating: bytes, as: UTF8.self) else { return .unreadable(.invalidUTF8) }
         return .text(text)
+    }
+
+    /// Reads the next chunk; false at end of input or after a read error. A descriptor left
+    /// non-blocking by whoever opened it is waited on with `poll`, not spun on.
+    private func fill() -> Bool {
+        while true {
+            let result: ReadResult
+            do {
+                result = try buffer.withUnsafeMutableBytes { bytes in try Sys.read(fd, into: bytes) }
+            } catch {
+                readError = (error as? SystemError)?.code ?? EIO
+                return false
+            }
+            switch result {
+            case .bytes(let got):
+                start = 0
+                count = got
+                return true
+            case .interrupted:
+                continue
+            case .wouldBlock:
+                _ = try? Sys.poll(input: fd, wake: -1, timeoutMilliseconds: -1)
+            case .endOfFile:
+                return false
+            }
+        }
     }
 }

@@ -8,17 +8,15 @@ struct ScriptAnswers {
 
     /// Writes the prompt, reads a line, echoes it unless it is a secret, ends the line.
     func read(_ prompt: Prompt, discardTypeAhead: Bool) -> WizardInput {
-        // At a terminal (--no-interactive), a secret must not be echoed as it is typed: echo goes
-        // off before the prompt is written, or keys typed the instant it appears are echoed.
-        let ask = { conversation.put(prompt.text); return input.next() }
-        let line = prompt.isSecret ? withEchoOff(input.fd, ask) : ask()
-        // At a terminal (--no-interactive) the terminal has echoed the line and its end already
-        // (a secret's end only): echoing again would show the email twice.
-        let terminalEchoed = isTerminal(input.fd) && line != .endOfInput
-        if case .text(let text) = line, !prompt.isSecret, !terminalEchoed {
+        // At a terminal (--no-interactive) echo is off for the whole run (see CreateCommand).
+        conversation.put(prompt.text)
+        let line = input.next()
+        // The echo follows the field being answered, never where the line came from; what is
+        // echoed is made visible, so a line cannot send escape sequences to the terminal.
+        if case .text(let text) = line, !prompt.isSecret {
             conversation.put(VisibleText.of(text))
         }
-        if !terminalEchoed { conversation.put("\n") }
+        conversation.put("\n")
         switch line {
         case .text(let text): return .answer(text)
         case .unreadable(let problem): return .unreadable(problem)

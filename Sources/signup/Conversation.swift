@@ -73,12 +73,12 @@ struct Conversation {
             sayWithQuestion("Review")
             let width = (lines.map(\.label.count).max() ?? 0) + 2
             for line in lines {
-                sayWithQuestion("  " + line.label + String(repeating: " ", count: width - line.label.count) + line.value)
+                sayWithQuestion("  " + line.label + String(repeating: " ", count: width - line.label.count) + VisibleText.of(line.value))
             }
         case .choices(let labels):
             for (number, label) in labels.enumerated() { sayWithQuestion("  \(number + 1) \(label)") }
         case .notice(let text):
-            sayWithQuestion(text)
+            sayWithQuestion(VisibleText.of(text))  // may quote a store's reason, which holds a path
         case .ask, .submit, .finish:
             break
         }

@@ -44,20 +44,19 @@ struct CreateCommand: ParsableCommand {
     @Flag(help: "Check everything, hash the password, but store nothing.")
     var dryRun = false
 
-    func validate() throws {
-        if passwordFile != nil && passwordFd != nil {
-            throw ValidationError("use only one of --password-file and --password-fd")
-        }
-        if let passwordFd, passwordFd < 0 || !IO.isOpen(passwordFd) {
-            throw ValidationError("--password-fd \(passwordFd) is not an open file descriptor")
-        }
-        if policyFile != nil && policy != "standard" {
-            throw ValidationError("use only one of --policy and --policy-file")
-        }
-    }
-
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
+        if passwordFile != nil && passwordFd != nil {
+            throw UsageError("use only one of --password-file and --password-fd")
+        }
+        if policyFile != nil && policy != "standard" {
+            throw UsageError("use only one of --policy and --policy-file")
+        }
+        // Before this process opens a descriptor of its own that `--password-fd N` could then
+        // name: with 3 closed, the signal guard's pipe became descriptor 3 and was read forever.
+        if let passwordFd, !PasswordSource.isInherited(passwordFd) {
+            throw UsageError("the --password-fd descriptor is not open")
+        }
         let location = try StoreOption.location(given: db)
         let passwordPolicy = try loadPolicy()
         let interactive = !noInteractive && isTerminal(0) && isTerminal(2)
@@ -65,31 +64,36 @@ struct CreateCommand: ParsableCommand {
             style: Style.detect(interactive: interactive, plain: plain, environment: environment),
             quiet: quiet
         )
-        let stdin = LineInput(fd: 0)
         let report = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1))
         // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
         // the store hold signals back while it writes. A SIGINT while a script's line is awaited
         // or the password hashed still says that nothing was saved (and `cancelled` in JSON).
         TerminalGuard.install()
         TerminalGuard.prepareInterruptReport(conversation: report.cancellation.conversation, result: report.cancellation.result)
+        // Read with the guard in place: a signal while echo is off for a terminal source restores it.
+        let source = try PasswordSource.resolve(
+            file: passwordFile.map { RawArguments.value(of: "--password-file", parsed: $0) ?? Array($0.utf8) },
+            fd: passwordFd,
+            environment: EnvironmentPassword.taken
+        )
 
         var presets: [String: String] = [:]
         var unreadable: [String: InputProblem] = [:]
-        if let email { presets[SignupForm.email] = email }
-        switch try readPasswordPreset(environment: environment, stdin: stdin) {
-        case .text(let password):
-            presets[SignupForm.password] = password
-            presets[SignupForm.confirm] = password
-        case .unreadable(let problem):
-            unreadable[SignupForm.password] = problem
-            unreadable[SignupForm.confirm] = problem
-        case .endOfInput:
-            // An empty source is an empty answer: the password is required.
-            presets[SignupForm.password] = ""
-            presets[SignupForm.confirm] = ""
-        case nil:
-            break
+        func preset(_ line: LineInput.Line, to fields: [String]) {
+            for field in fields {
+                switch line {
+                case .text(let text): presets[field] = text
+                case .unreadable(let problem): unreadable[field] = problem
+                case .endOfInput: break
+                }
+            }
         }
+        if let email {
+            // The bytes as given: invalid UTF-8 is `email.invalidEncoding`, never repaired.
+            preset(LineInput.judge(RawArguments.value(of: "--email", parsed: email) ?? Array(email.utf8)), to: [SignupForm.email])
+        }
+        if case .preset(let line) = source { preset(line, to: [SignupForm.password, SignupForm.confirm]) }
+        let sharedLine = source == .standardInput ? ConfirmationFromPassword() : nil
 
         let estimator = StrengthEstimator.zxcvbn
         let form = SignupForm.make(policy: passwordPolicy, strength: estimator)
@@ -108,49 +112,31 @@ struct CreateCommand: ParsableCommand {
             let session = TerminalSession(programName: "signup", escapeSequences: conversation.style.color)
             var talk = conversation
             talk.output = session.write
-            let runner = WizardRunner(
-                ask: { TerminalAnswers.read($0, discardTypeAhead: $1, from: session) }, submit: submit, conversation: talk)
+            let ask: (Prompt, Bool) -> WizardInput = { TerminalAnswers.read($0, discardTypeAhead: $1, from: session) }
+            let runner = WizardRunner(ask: sharedLine?.wrap(ask) ?? ask, submit: submit, conversation: talk)
             outcome = runner.run(&wizard)
             session.close()
             TerminalGuard.restore()
         } else {
-            let answers = ScriptAnswers(input: stdin, conversation: conversation)
-            let runner = WizardRunner(ask: answers.read, submit: submit, conversation: conversation)
-            outcome = runner.run(&wizard)
+            let answers = ScriptAnswers(input: LineInput(fd: 0), conversation: conversation)
+            let runner = WizardRunner(ask: sharedLine?.wrap(answers.read) ?? answers.read, submit: submit, conversation: conversation)
+            // A script's lines at a terminal (--no-interactive): the terminal echoes nothing for the
+            // whole run, so no line, typed ahead or pasted, is ever shown by it; the email is
+            // echoed by the script protocol itself, a password never.
+            outcome = withEchoOff(0, echoingNewlines: false) { runner.run(&wizard) }
         }
         let status = report.show(outcome)
         throw ExitCode(status)
     }
 
-    private func loadPolicy() throws -> PasswordPolicy {
+    private func loadPolicy() throws(UsageError) -> PasswordPolicy {
         guard let policyFile else {
             guard let policy = PasswordPolicy.builtIn[policy] else {
-                throw ValidationError("unknown policy \"\(policy)\": use standard, strict or nist, or --policy-file")
+                throw UsageError("unknown --policy name: use standard, strict or nist, or --policy-file")
             }
             return policy
         }
-        return try PolicyLoader.load(path: policyFile)
-    }
-
-    /// The password from --password-file, --password-fd or SIGNUP_PASSWORD, read once.
-    private func readPasswordPreset(environment: [String: String], stdin: LineInput) throws -> LineInput.Line? {
-        if let passwordFile {
-            let fd = open(passwordFile, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                throw ValidationError("--password-file \(passwordFile): \(IO.lastErrorText())")
-            }
-            defer { close(fd) }
-            return LineInput(fd: fd).next()
-        }
-        if let passwordFd {
-            let input = passwordFd == 0 ? stdin : LineInput(fd: passwordFd)
-            return withEchoOff(passwordFd) { input.next() }
-        }
-        if let password = environment["SIGNUP_PASSWORD"] {
-            IO.unsetEnvironment("SIGNUP_PASSWORD")
-            return password.utf8.count > LineInput.limit ? .unreadable(.tooLong(limit: LineInput.limit)) : .text(password)
-        }
-        return nil
+        return try PolicyLoader.load(path: RawArguments.value(of: "--policy-file", parsed: policyFile) ?? Array(policyFile.utf8))
     }
 
     /// Hashes and stores one submission; a dry run checks the email against an existing database only.

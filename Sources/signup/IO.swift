@@ -33,6 +33,71 @@ enum IO {
         }
     }
 
+    /// Opens the path given as raw bytes (a path is bytes, never re-encoded); -1 and errno on failure.
+    static func open(_ path: [UInt8], _ flags: Int32) -> Int32 {
+        guard !path.contains(0) else {
+            errno = ENOENT
+            return -1
+        }
+        return (path + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { Glibc.open($0.baseAddress!, flags) }
+        }
+    }
+
+    /// Whether `info` (from `fstat`) is the file descriptor `fd` refers to: the same device and inode.
+    static func isSameFile(_ info: stat, as fd: Int32) -> Bool {
+        var other = stat()
+        guard fstat(fd, &other) == 0 else { return false }
+        return other.st_dev == info.st_dev && other.st_ino == info.st_ino
+    }
+
+    /// Whether the socket `fd` is listening for connections (it will never send a byte).
+    static func isListeningSocket(_ fd: Int32) -> Bool {
+        var listening: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0 && listening != 0
+    }
+
+    /// Why a whole file could not be read.
+    enum ReadFailure: Error {
+        case open(Int32), read(Int32), tooLarge
+    }
+
+    /// The whole content of the file at `path` (raw bytes), refusing more than `limit` bytes
+    /// after reading at most `limit + 1`. A FIFO is opened without waiting for a writer.
+    static func contents(of path: [UInt8], limit: Int) -> Result<[UInt8], ReadFailure> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else { return .failure(.open(errno)) }
+        defer { close(fd) }
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while data.count <= limit {
+            let got = read(fd, into: &chunk, count: chunk.count)
+            if got == 0 { return .success(data) }
+            if got < 0 {
+                guard errno == EAGAIN else { return .failure(.read(errno)) }
+                var wait = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&wait, 1, -1)
+                continue
+            }
+            data += chunk[..<got]
+        }
+        return .failure(.tooLarge)
+    }
+
+    /// Opens `/dev/null` on each of descriptors 0, 1 and 2 that is closed, so that no pipe or
+    /// file the program opens later becomes "standard input" (`signup <&-` read its own
+    /// signal pipe forever). Read-only: writing to a closed standard output still fails.
+    static func reserveStandardDescriptors() {
+        for fd in Int32(0)...2 where !isOpen(fd) {
+            let null = Glibc.open("/dev/null", O_RDONLY)
+            if null >= 0 && null != fd {
+                dup2(null, fd)
+                close(null)
+            }
+        }
+    }
+
     /// Whether `fd` is open.
     static func isOpen(_ fd: Int32) -> Bool {
         fcntl(fd, F_GETFD) != -1

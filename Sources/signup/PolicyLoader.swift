@@ -1,28 +1,50 @@
-import ArgumentParser
 import Foundation
 import SignupCore
 
-/// Reads `--policy-file` and the blocklist it names; every problem is a usage error naming the file.
+/// Reads `--policy-file` and the blocklist it names. Every problem is a usage error that
+/// names the option, never the path (it may be a password typed in the wrong place).
 enum PolicyLoader {
-    static func load(path: String) throws -> PasswordPolicy {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("--policy-file \(path): cannot read the file")
+    /// The largest policy file read; a bigger one is refused after reading one byte more.
+    static let policyLimit = 1024 * 1024
+    /// The largest blocklist file read.
+    static let blocklistLimit = 16 * 1024 * 1024
+
+    /// The policy in the file at `path` (raw bytes of the argument).
+    static func load(path: [UInt8]) throws(UsageError) -> PasswordPolicy {
+        let data: [UInt8]
+        switch IO.contents(of: path, limit: policyLimit) {
+        case .success(let bytes): data = bytes
+        case .failure(.open(let code)): throw UsageError("the --policy-file file cannot be opened", errno: code)
+        case .failure(.read(let code)): throw UsageError("the --policy-file file cannot be read", errno: code)
+        case .failure(.tooLarge): throw UsageError("the --policy-file file is larger than 1 MiB")
         }
         var file: PolicyFile
         do {
-            file = try PolicyFile(json: data)
+            file = try PolicyFile(json: Data(data))
         } catch {
-            throw ValidationError("--policy-file \(path): \(error.description)")
+            throw UsageError("the --policy-file file cannot be used", error)
         }
         if let list = file.blocklistFile {
-            let base = URL(fileURLWithPath: path).deletingLastPathComponent()
-            let url = list.hasPrefix("/") ? URL(fileURLWithPath: list) : base.appendingPathComponent(list)
-            guard let data = FileManager.default.contents(atPath: url.path),
-                  let text = String(data: data, encoding: .utf8) else {
-                throw ValidationError("--policy-file \(path): cannot read its blocklistFile \(url.path) as UTF-8 text")
+            var listPath = Array(list.utf8)
+            if !list.hasPrefix("/") {
+                let folder = path.lastIndex(of: UInt8(ascii: "/")).map { Array(path[...$0]) } ?? []
+                listPath = folder + listPath
             }
-            file.policy.blockedWords += PolicyFile.words(inBlocklist: text)
+            file.policy.blockedWords += try blocklist(at: listPath)
         }
         return file.policy
+    }
+
+    private static func blocklist(at path: [UInt8]) throws(UsageError) -> [String] {
+        switch IO.contents(of: path, limit: blocklistLimit) {
+        case .success(let bytes):
+            guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
+                throw UsageError("the blocklistFile of the --policy-file is not UTF-8 text without NUL bytes")
+            }
+            return PolicyFile.words(inBlocklist: text)
+        case .failure(.open(let code)): throw UsageError("the blocklistFile of the --policy-file cannot be opened", errno: code)
+        case .failure(.read(let code)): throw UsageError("the blocklistFile of the --policy-file cannot be read", errno: code)
+        case .failure(.tooLarge): throw UsageError("the blocklistFile of the --policy-file is larger than 16 MiB")
+        }
     }
 }

@@ -32,9 +32,11 @@ struct Report {
     private func write(_ outcome: Outcome) -> Int32 {
         switch outcome {
         case .created(let email, let id, let strength):
+            // Human lines show the email made visible; JSON carries the real value, escaped the JSON way.
+            let shown = VisibleText.of(email)
             // A person whose standard output goes elsewhere still hears that it worked.
             if interactive && !stdoutIsTerminal {
-                conversation.say(conversation.successLine(dryRun ? "Dry run: nothing was saved" : "Account created for \(email)"))
+                conversation.say(conversation.successLine(dryRun ? "Dry run: nothing was saved" : "Account created for \(shown)"))
             }
             if json {
                 var object: [(String, Any)] = [("status", "created"), ("email", email)]
@@ -42,9 +44,9 @@ struct Report {
                 object.append(("strength", strength.label))
                 emit(object)
             } else if dryRun {
-                result("Dry run: the account for \(email) would be created; nothing was saved.")
+                result("Dry run: the account for \(shown) would be created; nothing was saved.")
             } else {
-                result("Account created for \(email)")
+                result("Account created for \(shown)")
             }
             return ExitStatus.created
         case .invalid(let errors):
@@ -70,7 +72,7 @@ struct Report {
             return ExitStatus.incomplete
         case .storageFailed(let reason):
             // At a terminal the reason was shown before "Try again?"; a script hears it here.
-            if interactive { conversation.say("Nothing was saved.") } else { conversation.error("the account could not be saved: \(reason)") }
+            if interactive { conversation.say("Nothing was saved.") } else { conversation.error("the account could not be saved: \(VisibleText.of(reason))") }
             if json { emit([("status", "storage_error"), ("reason", reason)]) }
             return ExitStatus.storage
         }
@@ -124,11 +126,20 @@ enum JSONText {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += String(format: "\\u%04x", scalar.value)
+            case _ where Self.mustEscape(scalar):
+                // Still valid JSON with the real value, but nothing a terminal would act on (C1, bidi, U+2028).
+                for unit in String(scalar).utf16 { out += String(format: "\\u%04x", unit) }
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out + "\""
+    }
+
+    /// Controls (C0, DEL, C1), format characters (bidirectional overrides, zero-width ones) and line separators.
+    static func mustEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
     }
 }

@@ -20,12 +20,14 @@ struct Signup: ParsableCommand {
 
     static func main() {
         ProcessHardening.apply()
+        IO.reserveStandardDescriptors()
+        // Read once and scrubbed before anything else runs: no other code sees the variable.
+        _ = EnvironmentPassword.taken
         IO.ignoreBrokenPipes()
         if About.asksForRootHelp(CommandLine.arguments) { IO.write(About.rootHelp(), to: 1); Self.exit() }
         // Refuse a password on the command line before the parser can repeat it in an error.
-        if let flag = CommandLine.arguments.dropFirst().first(where: Self.looksLikePasswordOption) {
-            let name = flag.split(separator: "=", maxSplits: 1).first.map(String.init) ?? flag
-            IO.write("error: \(name) is not an option: passwords are never taken on the command line.\n"
+        if CommandLine.arguments.dropFirst().contains(where: Self.looksLikePasswordOption) {
+            IO.write("error: passwords are never taken on the command line, and this option is not one of signup's.\n"
                 + "Use --password-file PATH, --password-fd N or the SIGNUP_PASSWORD environment variable.\n", to: 2)
             Self.exit(withError: ExitCode(ExitStatus.usage))
         }
@@ -45,28 +47,27 @@ struct Signup: ParsableCommand {
         }
         do {
             try command.run()
+        } catch let error as UsageError {
+            error.exit()
         } catch {
             Self.exit(withError: error)
         }
     }
 
-    /// Exits for a parse error without quoting any bare argument: a stray one may be a password
-    /// typed in the wrong place (`signup hunter2`), and errors end up in logs.
+    /// Exits for a parse error without quoting any argument, option value or unknown option
+    /// name: any of them may be a password typed in the wrong place, and errors end up in logs.
     static func exitWithoutRepeatingArguments(_ error: any Error) -> Never {
         let code = exitCode(for: error)
         guard code != .success else { Self.exit(withError: error) }  // --help, --version
-        var message = fullMessage(for: error)
-        for argument in CommandLine.arguments.dropFirst() where !argument.hasPrefix("-") {
-            message = message.replacingOccurrences(of: "'\(argument)'", with: "(not shown: it may be a secret)")
-        }
-        IO.write(message + "\n", to: 2)
+        IO.write(ParseErrorText.message(for: error, in: Self.self), to: 2)
         Self.exit(withError: code)
     }
 
-    /// `--password`, `--passwd`, `--pass=…` and the like, but not `--password-file` or `--password-fd`.
+    /// `--password`, `--passwd`, `--pass=…`, `-p…` and the like, but not `--password-file` or `--password-fd`.
     static func looksLikePasswordOption(_ argument: String) -> Bool {
         let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
-        guard name.hasPrefix("--pass") || name == "-p" else { return false }
+        if name.hasPrefix("-p") && !name.hasPrefix("--") { return true }
+        guard name.hasPrefix("--pass") else { return false }
         return !["--password-file", "--password-fd"].contains(name)
     }
 }

@@ -75,6 +75,7 @@ final class Sandbox: @unchecked Sendable {
         process.standardInput = input == nil ? FileHandle(forReadingAtPath: "/dev/null") : stdin
         process.standardOutput = stdout
         process.standardError = stderr
+        ignoreBrokenPipes()
         try! process.run()
         // Feed and drain on other threads so a large input or output cannot deadlock.
         let writer = Thread {
@@ -135,3 +136,12 @@ func lines(_ text: String) -> Data { Data(text.utf8) }
 
 let goodPassword = "Quartz-Lantern-58"
 let answers = "alice@example.com\n\(goodPassword)\n\(goodPassword)\n"
+
+/// A run that exits before reading its input (a usage error) closes the pipe the writer
+/// thread feeds: without this, that write raised SIGPIPE and killed the whole test process
+/// silently, mid-run, whenever the race went that way.
+func ignoreBrokenPipes() {
+    _ = brokenPipesIgnored
+}
+
+private let brokenPipesIgnored: Void = { signal(SIGPIPE, SIG_IGN) }()

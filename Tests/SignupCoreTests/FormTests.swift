@@ -35,12 +35,16 @@ import Testing
         #expect(form["password"]?.value == " Quartz-Lantern-58 ")
     }
 
-    @Test func passwordsAreNFKCNormalized() {
+    @Test func passwordsAreNFCNormalizedAndCompatibilityFormsRefused() {
         var form = standardForm()
-        form.answer("password", with: "Ｑuartz-Lantern-58")  // fullwidth Q
-        form.answer("confirm", with: "Quartz-Lantern-58")
-        #expect(form["password"]?.value == "Quartz-Lantern-58")
+        form.answer("password", with: "Que\u{301}bec-Lantern-58")  // NFD é
+        form.answer("confirm", with: "Qu\u{E9}bec-Lantern-58")     // NFC é
+        #expect(form["password"]?.value == "Qu\u{E9}bec-Lantern-58")
+        #expect(form.visibleErrors(for: "password").isEmpty)
         #expect(form.visibleErrors(for: "confirm").isEmpty)
+        form.answer("password", with: "Ｑuartz-Lantern-58")  // fullwidth Q: kept as typed, and refused
+        #expect(form["password"]?.value == "Ｑuartz-Lantern-58")
+        #expect(codes(form.visibleErrors(for: "password")) == ["password.compatibilityCharacter"])
     }
 
     @Test func theGateOpensOnlyWhenEveryFieldPasses() {

@@ -179,7 +179,7 @@ let email = Question.field("email"), password = Question.field("password"), conf
     @Test func unreadableLinesAreFieldErrors() {
         let drive = Drive(.interactive)
         _ = drive.run([.unreadable(.invalidUTF8), .unreadable(.nulByte), .unreadable(.tooLong(limit: 65536)), a("alice@example.com")])
-        #expect(drive.shownErrors == [["email.invalidEncoding"], ["email.invalidCharacter"], ["email.tooLong"]])
+        #expect(drive.shownErrors == [["email.invalidEncoding"], ["email.nulByte"], ["email.inputTooLong"]])  // not the rules' codes
     }
 
     @Test func presetsAreNotAskedAndDoNotCountAsAnswers() {
@@ -239,8 +239,8 @@ let email = Question.field("email"), password = Question.field("password"), conf
     @Test func unreadablePresetsAreErrors() {
         let drive = Drive(.script, unreadable: ["password": .nulByte, "confirm": .nulByte])
         #expect(drive.run([a("alice@example.com")]) == .invalid([
-            FieldError(field: "password", code: "password.invalidCharacter", message: "This answer contains a NUL byte"),
-            FieldError(field: "confirm", code: "confirm.invalidCharacter", message: "This answer contains a NUL byte"),
+            FieldError(field: "password", code: "password.nulByte", message: "This answer contains a NUL byte"),
+            FieldError(field: "confirm", code: "confirm.nulByte", message: "This answer contains a NUL byte"),
         ]))
     }
 

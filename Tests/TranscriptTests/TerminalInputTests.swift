@@ -173,6 +173,18 @@ import Testing
         #expect(!terminal.transcript.containsBytes("Quartz-Lantern-58".utf8))
     }
 
+    @Test func noInteractiveAtATerminalNeverEchoesAPastedPassword() throws {
+        // Outside review: the kernel echoed a paste of all three lines, the password twice.
+        let scratch = try ScratchFolder()
+        let terminal = try Self.start(["--no-interactive"], scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        try terminal.send("ni2@example.com\rSecret-Ni-Walrus-88\rSecret-Ni-Walrus-88\r")
+        #expect(try terminal.wait(timeout: 10) == .exited(0), "\(terminal.text())")
+        #expect(!terminal.transcript.containsBytes("Secret-Ni-Walrus-88".utf8), "\(terminal.text())")
+        #expect(Screen.render(terminal.transcript).contains("Email: ni2@example.com"))
+    }
+
     // MARK: - Backspace over whole characters
 
     @Test(arguments: ["👍🏽", "🇫🇷", "e\u{301}", "👩‍👩‍👧"])

@@ -5,8 +5,9 @@
 // out at most (header >> 1) + 1 bytes a read, so a line end, a "\r\n" or a UTF-8 sequence
 // can fall across reads.
 //
-// Checked against a model written from SPEC 6 (split at "\n", one trailing "\r" dropped,
-// over 64 KiB is too long, then NUL, then invalid UTF-8): the same lines in the same order,
+// Checked against a model written from SPEC 6 and the README (split at "\n", "\r\n" or a lone
+// "\r", a byte-order mark at the very start dropped, over 64 KiB is too long, then NUL, then
+// invalid UTF-8): the same lines in the same order,
 // every text line free of NUL and "\n", valid UTF-8 and at most 64 KiB, and end of input
 // reached after at most one read per line (then it stays at the end).
 import FuzzSupport
@@ -68,11 +69,24 @@ private func readAll(fd: Int32, expectedCount: Int) -> [LineInput.Line] {
 
 /// SPEC 6's lines, written as plainly as possible.
 private func modelLines(_ bytes: [UInt8]) -> [LineInput.Line] {
-    var pieces = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
-    if pieces.last?.isEmpty == true { pieces.removeLast() }  // the input ended with "\n", or was empty
-    return pieces.map { piece in
+    var pieces: [[UInt8]] = []
+    var current: [UInt8] = []
+    var index = 0
+    while index < bytes.count {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+            pieces.append(current)
+            current = []
+            if byte == UInt8(ascii: "\r"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") { index += 1 }
+        } else {
+            current.append(byte)
+        }
+        index += 1
+    }
+    if !current.isEmpty { pieces.append(current) }  // a last line without its end still counts
+    return pieces.enumerated().map { number, piece in
         var line = piece
-        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        if number == 0, line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
         if line.count > LineInput.limit { return .unreadable(.tooLong(limit: LineInput.limit)) }
         if line.contains(0) { return .unreadable(.nulByte) }
         guard let text = String(validating: line, as: UTF8.self) else { return .unreadable(.invalidUTF8) }

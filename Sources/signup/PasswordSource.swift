@@ -1,0 +1,94 @@
+import Glibc
+import SignupCore
+import Terminal
+
+/// Where the password comes from, decided once before the conversation starts (SPEC 6).
+enum PasswordSource: Equatable {
+    /// No source: the password fields are asked like any other.
+    case asked
+    /// The source is standard input itself (`--password-fd 0`, a duplicate of it such as
+    /// `3<&0`, `/dev/stdin`, `/proc/self/fd/0`, the same terminal): its line is read at the
+    /// password's own place in the field order, never before, and answers the confirmation too.
+    case standardInput
+    /// Read already, from a file, another descriptor or the environment: answers both fields.
+    case preset(LineInput.Line)
+
+    /// The source chosen by the options, `--password-file` or `--password-fd` before the environment.
+    ///
+    /// A source that cannot be read (a folder, a write-only or closed descriptor, a listening
+    /// socket, a pipe or FIFO that sends nothing, an empty file) is a usage error naming the
+    /// option, never its value. A FIFO is opened without waiting for a writer.
+    static func resolve(file: [UInt8]?, fd: Int32?, environment: LineInput.Line?) throws(UsageError) -> PasswordSource {
+        if let file {
+            let descriptor = IO.open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+            guard descriptor >= 0 else { throw UsageError("the --password-file file cannot be opened", errno: errno) }
+            defer { close(descriptor) }
+            return try read(descriptor, .file)
+        }
+        if let fd { return try read(fd, .descriptor) }
+        return environment.map(PasswordSource.preset) ?? .asked
+    }
+
+    /// Whether descriptor `fd` is open: call before the process opens any of its own.
+    static func isInherited(_ fd: Int32) -> Bool {
+        fd >= 0 && IO.isOpen(fd)
+    }
+
+    private enum Option { case file, descriptor }
+
+    private static func read(_ fd: Int32, _ option: Option) throws(UsageError) -> PasswordSource {
+        func refuse(_ file: StaticString, _ descriptor: StaticString, errno code: Int32? = nil) -> UsageError {
+            let message = option == .file ? file : descriptor
+            return code.map { UsageError(message, errno: $0) } ?? UsageError(message)
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw refuse("the --password-file file cannot be read", "the --password-fd descriptor cannot be read", errno: errno)
+        }
+        let kind = info.st_mode & S_IFMT
+        if kind == S_IFDIR {
+            throw refuse("the --password-file path is a folder, not a file", "the --password-fd descriptor is a folder, not a file")
+        }
+        if fcntl(fd, F_GETFL) & O_ACCMODE == O_WRONLY {
+            throw refuse("the --password-file file is open for writing only", "the --password-fd descriptor is open for writing only")
+        }
+        if kind == S_IFSOCK && IO.isListeningSocket(fd) {
+            throw refuse("the --password-file path is a listening socket, which sends nothing", "the --password-fd descriptor is a listening socket, which sends nothing")
+        }
+        if IO.isSameFile(info, as: 0) { return .standardInput }
+        if IO.isSameFile(info, as: 1) || IO.isSameFile(info, as: 2) {
+            // `/dev/stderr` opened for reading is the read end of the pipe signup writes its
+            // conversation to: it would wait for its own output, or take it for the password.
+            throw refuse("the --password-file file is signup's own standard output or error", "the --password-fd descriptor is signup's own standard output or error")
+        }
+
+        let input = LineInput(fd: fd, oneLine: true)
+        let line = withEchoOff(fd) { input.next() }
+        if let code = input.readError {
+            throw refuse("the --password-file file cannot be read", "the --password-fd descriptor cannot be read", errno: code)
+        }
+        guard line != .endOfInput else {
+            throw refuse(
+                "the --password-file file sent nothing (it is empty, or no process writes to it)",
+                "the --password-fd descriptor sent nothing (it is empty, or no process writes to it)"
+            )
+        }
+        return .preset(line)
+    }
+}
+
+/// With the password read from standard input, the one line given at the password's place
+/// answers the confirmation too, as a password file's line does: the confirmation is not asked.
+final class ConfirmationFromPassword {
+    private var password: WizardInput?
+
+    /// `ask`, except that the confirmation gets the last answer to the password.
+    func wrap(_ ask: @escaping (Prompt, Bool) -> WizardInput) -> (Prompt, Bool) -> WizardInput {
+        { prompt, discardTypeAhead in
+            if prompt.question == .field(SignupForm.confirm), let password = self.password { return password }
+            let input = ask(prompt, discardTypeAhead)
+            if prompt.question == .field(SignupForm.password) { self.password = input }
+            return input
+        }
+    }
+}

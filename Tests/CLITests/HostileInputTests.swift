@@ -1,0 +1,318 @@
+import Foundation
+import Testing
+
+/// Issue 8, script path: hostile bytes on every stream, file, argument and variable (SPEC 6 and 10).
+/// Every run also checks that the usual test password reached neither output.
+@Suite struct HostileInputTests {
+    static let secret = "Zebra-Secret-Token-91"
+
+    // MARK: - The password keeps its place in the field order (item 1)
+
+    /// Standard input given as the password source in every spelling: its lines stay in field
+    /// order (email, then password), and the password line is never echoed as the email.
+    @Test(arguments: [
+        ["--password-fd", "0"],
+        ["--password-file", "/dev/stdin"],
+        ["--password-file", "/proc/self/fd/0"],
+    ])
+    func standardInputAsThePasswordSourceKeepsTheFieldOrder(source: [String]) {
+        let box = Sandbox()
+        let run = box.run(["--dry-run", "--json"] + source, input: lines("a@example.com\n\(Self.secret)\n"), secrets: [Self.secret])
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("Email: a@example.com\nPassword: \n"))
+        #expect(!run.stderr.contains("Confirm password"))  // the one line answers both fields
+        #expect(run.json["email"] as? String == "a@example.com")
+    }
+
+    @Test func aDuplicateOfStandardInputIsStandardInput() {
+        let box = Sandbox()
+        let run = box.run(["--dry-run", "--json", "--password-fd", "3"], input: lines("a@example.com\n\(Self.secret)\n"),
+                          secrets: [Self.secret], via: "exec 3<&0; exec \"$0\" \"$@\"")
+        #expect(run.status == 0)
+        #expect(run.json["email"] as? String == "a@example.com")
+    }
+
+    @Test func aFileOnStandardInputNamedAgainIsStandardInput() {
+        let box = Sandbox()
+        let answers = box.file("answers", lines("a@example.com\n\(Self.secret)\n"))
+        let run = box.run(["--dry-run", "--json", "--password-file", answers], secrets: [Self.secret],
+                          via: "exec <\"\(answers)\"; exec \"$0\" \"$@\"")
+        #expect(run.status == 0)
+        #expect(run.json["email"] as? String == "a@example.com")
+    }
+
+    @Test func withEmailGivenTheOneStandardInputLineIsThePassword() {
+        let box = Sandbox()
+        let run = box.run(["--db", box.db, "--email", "a@example.com", "--password-fd", "0"], input: lines(Self.secret + "\n"), secrets: [Self.secret])
+        #expect(run.status == 0)
+        #expect(box.run(["verify", "a@example.com", "--db", box.db], input: lines(Self.secret + "\n"), secrets: [Self.secret]).status == 0)
+    }
+
+    // MARK: - Nothing from outside reaches the terminal raw (item 4)
+
+    @Test func anEchoedEmailCannotSendEscapeSequences() {
+        let box = Sandbox()
+        // A backspace overwrites as a lone \r did (a lone \r now ends the line: see ScriptTests).
+        let hostile = "a\u{1B}]0;PWNED\u{7}\u{1B}[2J@example.com\u{8}X\u{9B}1m\u{202E}"
+        let run = box.run(["--dry-run", "--json"], input: lines("\(hostile)\n\(goodPassword)\n\(goodPassword)\n"))
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("Email: a^[]0;PWNED^G^[[2J@example.com^HX<U+009B>1m<U+202E>\n"))
+        #expect(!run.stderrBytes.contains(0x1B) && !run.stderrBytes.contains(0x07) && !run.stderrBytes.contains(0x08))
+        #expect(!run.stdoutBytes.contains(0x1B))
+    }
+
+    @Test func aStoreFailureNamingAHostilePathIsMadeVisible() throws {
+        let box = Sandbox()
+        let blocker = box.file("file", Data())
+        let db = blocker + "/\u{1B}[2J/accounts.sqlite"  // a folder under a plain file: cannot exist
+        let run = box.run(["--db", db, "--json"], input: lines(answers))
+        #expect(run.status == 74)
+        #expect(!run.stderrBytes.contains(0x1B))
+        #expect(run.stderr.contains("^[[2J"))
+        // Still valid JSON; the store names a path as VisibleText shows it, so a consumer that
+        // prints the reason cannot be sent an escape sequence either.
+        let reason = try #require(run.json["reason"] as? String)
+        #expect(reason.contains("^[[2J") && !reason.contains("\u{1B}"))
+    }
+
+    @Test func policyFileMessagesAreMadeVisible() {
+        let box = Sandbox()
+        let policy = box.file("policy.json", lines(#"{"messages": {"password.tooShort": "Short\u001b[2J\r"}}"#))
+        let run = box.run(["--policy-file", policy, "--dry-run"], input: lines("a@example.com\nAb1\nAb1\n"), secrets: ["Ab1\n"])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("error: password: Short^[[2J^M"))
+        #expect(!run.stderrBytes.contains(0x1B))
+    }
+
+    // MARK: - Every source of text follows SPEC 6 (item 5)
+
+    @Test func aSignupPasswordThatIsNotUTF8IsRefusedNotRepaired() {
+        let box = Sandbox()
+        let run = box.run(["--db", box.db, "--json", "--email", "a@example.com"],
+                          via: "SIGNUP_PASSWORD=\"$(printf 'Quartz-Lantern-58\\377')\" exec \"$0\" \"$@\"")
+        #expect(run.status == 65)
+        let errors = run.json["errors"] as? [String: [[String: String]]]
+        #expect(errors?["password"]?.map { $0["code"] } == ["password.invalidEncoding"])
+        #expect(!FileManager.default.fileExists(atPath: box.db))
+    }
+
+    @Test func aSignupPasswordOver64KiBIsRefused() {
+        let box = Sandbox()
+        let long = String(repeating: "Ab1-", count: 16 * 1024 + 1)
+        let run = box.run(["--dry-run", "--json", "--email", "a@example.com"], environment: ["SIGNUP_PASSWORD": long], secrets: [String(long.prefix(40))])
+        #expect(run.status == 65)
+        let errors = run.json["errors"] as? [String: [[String: String]]]
+        #expect(errors?["password"]?.map { $0["code"] } == ["password.inputTooLong"])
+    }
+
+    @Test func anEmailOptionThatIsNotUTF8IsAnEncodingError() {
+        let box = Sandbox()
+        for spelling in ["--email \"$(printf 'ali\\377@example.com')\"", "--email=\"$(printf 'ali\\377@example.com')\""] {
+            let run = box.run(["--dry-run", "--json"], input: lines("\(goodPassword)\n\(goodPassword)\n"),
+                              via: "exec \"$0\" \"$@\" \(spelling)")
+            #expect(run.status == 65)
+            let errors = run.json["errors"] as? [String: [[String: String]]]
+            #expect(errors?["email"]?.map { $0["code"] } == ["email.invalidEncoding"], "\(spelling)")
+        }
+    }
+
+    @Test func aByteOrderMarkStartingAPasswordFileIsNotPartOfThePassword() {
+        let box = Sandbox()
+        let file = box.file("pw", Data([0xEF, 0xBB, 0xBF]) + lines(goodPassword + "\r\n"))
+        let run = box.run(["--db", box.db, "--email", "a@example.com", "--password-file", file])
+        #expect(run.status == 0)
+        #expect(box.run(["verify", "a@example.com", "--db", box.db], input: lines(goodPassword + "\n")).status == 0)
+    }
+
+    @Test func aByteOrderMarkStartingStandardInputIsDropped() {
+        let box = Sandbox()
+        let run = box.run(["--dry-run", "--json"], input: Data([0xEF, 0xBB, 0xBF]) + lines(answers))
+        #expect(run.status == 0)
+        #expect(run.json["email"] as? String == "alice@example.com")
+    }
+
+    @Test func anNFDPasswordIsHashedAsNFC() throws {
+        let box = Sandbox()
+        let nfd = "Que\u{301}bec-Lantern-58", nfc = "Qu\u{E9}bec-Lantern-58"
+        #expect(box.run(["--db", box.db], input: lines("a@example.com\n\(nfd)\n\(nfd)\n"), secrets: [nfd, nfc]).status == 0)
+        // Another program checks the stored hash against the NFC bytes people type elsewhere.
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/usr/bin/env")  // the python3 on PATH, where argon2-cffi is
+        check.arguments = ["python3", "-c", """
+            import sqlite3, sys
+            from argon2 import PasswordHasher
+            h = sqlite3.connect(sys.argv[1]).execute('select password_hash from account').fetchone()[0]
+            sys.exit(0 if PasswordHasher().verify(h, sys.argv[2].encode()) else 1)
+            """, box.db, nfc]
+        try check.run()
+        check.waitUntilExit()
+        #expect(check.terminationStatus == 0)
+    }
+
+    @Test func invisibleCharactersInAnEmailAreRefused() {
+        let box = Sandbox()
+        for email in ["alice\u{FE0F}@example.com", "alic\u{34F}e@example.com"] {
+            let run = box.run(["--db", box.db, "--json"], input: lines("\(email)\n\(goodPassword)\n\(goodPassword)\n"))
+            #expect(run.status == 65)
+            let errors = run.json["errors"] as? [String: [[String: String]]]
+            #expect(errors?["email"]?.map { $0["code"] } == ["email.invisibleCharacter"])
+        }
+        #expect(!FileManager.default.fileExists(atPath: box.db))
+    }
+
+    // MARK: - No usage error quotes a value (item 7)
+
+    @Test(arguments: [
+        ["-pHunter2-Secret-77"], ["--password-fd=Hunter2-Secret-77"], ["--json=Hunter2-Secret-77"], ["--quiet=Hunter2-Secret-77"],
+        ["-xHunter2-Secret-77"], ["--Hunter2-Secret-77"], ["--policy", "Hunter2-Secret-77"], ["--policy-file", "Hunter2-Secret-77"],
+        ["--password-file", "Hunter2-Secret-77"], ["--password-fd", "Hunter2-Secret-77"], ["--email", "a@example.com", "--email=x", "Hunter2-Secret-77"],
+        ["verify", "a@example.com", "Hunter2-Secret-77"], ["verify", "--db=x", "--Hunter2-Secret-77"], ["list", "Hunter2-Secret-77"],
+        ["list", "--json=Hunter2-Secret-77"], ["Hunter2-Secret-77", "--json"], ["--dry-run", "--", "Hunter2-Secret-77"],
+        ["--policy-file", "/etc/passwd", "--db", "Hunter2-Secret-77"],
+    ])
+    func noUsageErrorQuotesAValue(arguments: [String]) {
+        let box = Sandbox()
+        let run = box.run(arguments, input: lines(answers), secrets: ["Hunter2-Secret-77", "Hunter2"])
+        #expect(run.status == 64)
+        #expect(run.stderr.hasPrefix("error: "))
+    }
+
+    @Test func usageErrorsStillSayWhatIsWrong() {
+        let box = Sandbox()
+        #expect(box.run(["--password-fd=x"]).stderr.contains("--password-fd"))
+        #expect(box.run(["--json=x"]).stderr.contains("--json does not take a value"))
+        #expect(box.run(["--policy", "lax"]).stderr.contains("use standard, strict or nist"))
+        #expect(box.run(["verify"]).stderr.contains("Missing <email>"))
+        #expect(box.run(["list", "--db"]).stderr.contains("Missing value for --db <path>"))
+        #expect(box.run(["--password-file", box.folder.path + "/none"]).stderr.contains("No such file or directory"))
+    }
+
+    // MARK: - Unreadable password sources are usage errors naming the source (item 8)
+
+    @Test(arguments: [
+        ("--password-file \"$HOME\"", "folder"),
+        ("--password-fd 3 3<\"$HOME\"", "folder"),
+        ("--password-fd 3 3>\"$HOME/out\"", "writing only"),
+        ("--password-fd 3 3>&-", "not open"),
+        ("--password-fd 9", "not open"),
+        ("--password-file /dev/null", "sent nothing"),
+        ("--password-file \"$HOME/empty\"", "sent nothing"),
+        ("--password-fd 3 3</dev/null", "sent nothing"),
+        ("--password-file \"$HOME/fifo\"", "sent nothing"),  // a FIFO nobody writes to: no wait
+        ("--password-file /dev/stderr", "own standard output or error"),  // the read end of signup's own pipe
+        ("--password-file /proc/self/fd/1", "own standard output or error"),
+    ])
+    func anUnreadablePasswordSourceIsAUsageError(source: String, reason: String) {
+        let box = Sandbox()
+        _ = box.file("empty", Data())
+        mkfifo(box.folder.appendingPathComponent("fifo").path, 0o600)
+        let run = box.run(["--email", "a@example.com", "--db", box.db], input: lines(answers),
+                          via: "cd \"$HOME\"; exec timeout 60 \"$0\" \"$@\" \(source)")
+        #expect(run.status == 64, "\(source)")
+        #expect(run.stderr.contains(source.hasPrefix("--password-file") ? "--password-file" : "--password-fd"))
+        #expect(run.stderr.contains(reason), "\(source): \(run.stderr)")
+        #expect(!run.stderr.contains(box.folder.path))
+        #expect(!FileManager.default.fileExists(atPath: box.db))
+    }
+
+    @Test func aListeningSocketIsAUsageError() {
+        let box = Sandbox()
+        let socketPath = box.folder.appendingPathComponent("s").path
+        let script = """
+            import os, socket, sys
+            s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
+            fd = s.detach()
+            if fd != 3: os.dup2(fd, 3)
+            os.set_inheritable(3, True); os.execv(sys.argv[2], sys.argv[2:])
+            """
+        let run = box.run(["--email", "a@example.com", "--password-fd", "3", "--db", box.db], input: lines(answers),
+                          via: "exec timeout 60 python3 -c '\(script)' \"\(socketPath)\" \"$0\" \"$@\"")
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--password-fd descriptor is a listening socket"))
+    }
+
+    @Test func aPipeWithAWriterIsWaitedFor() {
+        let box = Sandbox()
+        let run = box.run(["--email", "a@example.com", "--dry-run", "--password-file", "/dev/fd/3"],
+                          via: "(sleep 1; echo \(goodPassword)) | { exec 3<&0 </dev/null; exec \"$0\" \"$@\"; }")
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+
+    // MARK: - An endless line ends in its error (item 9)
+
+    @Test(arguments: [
+        (["--dry-run", "--json"], "email", 66),
+        (["--dry-run", "--json", "--email", "a@example.com"], "password", 66),
+        (["--dry-run", "--json", "--email", "a@example.com", "--password-fd", "0"], "password", 65),
+    ])
+    func standardInputFromDevZeroEndsInTheLineError(arguments: [String], field: String, status: Int32) {
+        let box = Sandbox()
+        let run = box.run(arguments, via: "exec timeout 60 \"$0\" \"$@\" </dev/zero")
+        #expect(run.status == status)
+        #expect(run.stderr.contains("error: \(field): This answer is longer than 64 KiB"))
+        #expect(run.stderr.utf8.count < 4096)
+    }
+
+    @Test func aPasswordFileOfDevZeroEndsInTheLineError() {
+        let box = Sandbox()
+        let run = box.run(["--dry-run", "--json", "--email", "a@example.com", "--password-file", "/dev/zero"], via: "exec timeout 60 \"$0\" \"$@\"")
+        #expect(run.status == 65)
+        let errors = run.json["errors"] as? [String: [[String: String]]]
+        #expect(errors?["password"]?.map { $0["code"] } == ["password.inputTooLong"])
+    }
+
+    @Test func verifyFromDevZeroEnds() {
+        let box = Sandbox()
+        let run = box.run(["verify", "a@example.com", "--db", box.db], via: "exec timeout 60 \"$0\" \"$@\" </dev/zero")
+        #expect(run.status == 1)
+    }
+
+    @Test func anOverlongLineDoesNotShiftTheAnswersAfterIt() {
+        let box = Sandbox()
+        let long = String(repeating: "x", count: 200_000)
+        let run = box.run(["--dry-run", "--json"], input: lines("\(long)@example.com\n\(goodPassword)\n\(goodPassword)\n"))
+        #expect(run.status == 65)
+        let errors = run.json["errors"] as? [String: [[String: String]]]
+        #expect(errors?.keys.sorted() == ["email"])  // the password and confirmation were read as such
+        #expect(errors?["email"]?.map { $0["code"] } == ["email.inputTooLong"])
+    }
+
+    @Test func aClosedStandardInputIsEndOfInputNotTheProgramsOwnPipe() {
+        // With descriptor 0 closed, the signal guard's pipe became "standard input" and was read forever.
+        let box = Sandbox()
+        let run = box.run(["--dry-run", "--json"], via: "exec timeout 60 \"$0\" \"$@\" <&-")
+        #expect(run.status == 66)
+        #expect(run.json["status"] as? String == "incomplete")
+        let fd = box.run(["--dry-run", "--email", "a@example.com", "--password-fd", "3"], input: lines(answers), via: "exec timeout 60 \"$0\" \"$@\" 3<&-")
+        #expect(fd.status == 64)
+        #expect(fd.stderr.contains("the --password-fd descriptor is not open"))
+    }
+
+    // MARK: - Other text sources: policy and blocklist files
+
+    @Test func aHugePolicyFileIsRefusedWithoutReadingItWhole() throws {
+        let box = Sandbox()
+        let path = box.file("huge.json", Data())
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 2 << 30)  // 2 GiB, sparse
+        try handle.close()
+        let run = box.run(["--policy-file", path], input: lines(answers), via: "ulimit -v 1000000; exec timeout 60 \"$0\" \"$@\"")
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("larger than 1 MiB"))
+    }
+
+    @Test func policyAndBlocklistFilesWithHostileBytesAreUsageErrors() {
+        let box = Sandbox()
+        let notUTF8 = box.file("bad.json", Data("{\"name\": \"a".utf8) + Data([0xFF]) + Data("\"}".utf8))
+        #expect(box.run(["--policy-file", notUTF8], input: lines(answers)).status == 64)
+        _ = box.file("nul.txt", Data("acme\0\n".utf8))
+        let withNul = box.file("p.json", lines(#"{"blocklistFile": "nul.txt"}"#))
+        let run = box.run(["--policy-file", withNul], input: lines(answers))
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("blocklistFile"))
+        #expect(!run.stderr.contains("nul.txt"))
+        let folder = box.file("folder.json", lines(#"{"blocklistFile": "."}"#))
+        #expect(box.run(["--policy-file", folder], input: lines(answers)).stderr.contains("Is a directory"))
+        #expect(box.run(["--policy-file", box.folder.path], input: lines(answers)).stderr.contains("Is a directory"))
+    }
+}

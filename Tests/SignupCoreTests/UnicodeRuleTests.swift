@@ -1,0 +1,89 @@
+import Foundation
+import SignupCore
+import Testing
+
+/// SPEC 2: characters that look like nothing or type differently elsewhere.
+@Suite struct UnicodeRuleTests {
+    func emailCodes(_ email: String) -> [String] {
+        var form = standardForm()
+        form.answer("email", with: email)
+        return codes(form.visibleErrors(for: "email"))
+    }
+
+    func passwordCodes(_ policy: PasswordPolicy, _ password: String) -> [String] {
+        var form = SignupForm.make(policy: policy, strength: fakeEstimator)
+        form.answer("email", with: "alice@example.com")
+        form.answer("password", with: password)
+        return codes(form.visibleErrors(for: "password"))
+    }
+
+    @Test(arguments: [
+        "alice\u{FE0F}@example.com",   // variation selector: a mark, so the syntax alone let it through
+        "alic\u{34F}e@example.com",    // combining grapheme joiner
+        "ali\u{200D}ce@example.com",   // zero-width joiner (Cf)
+        "\u{FEFF}alice@example.com",   // byte-order mark
+        "alice@exa\u{AD}mple.com",     // soft hyphen
+    ])
+    func invisibleCharactersAreRefusedInEmails(email: String) {
+        #expect(emailCodes(email).contains("email.invisibleCharacter"))
+        #expect(emailCodes("alice@example.com") == [])
+    }
+
+    static let compatibility = [
+        "Ｑuartz-Lantern-58",            // fullwidth letter
+        "Quartz-Lan\u{FB01}re-58",       // ﬁ ligature
+        "Quartz\u{A0}Lantern-58",        // no-break space
+        "Quartz\u{2003}Lantern-58",      // em space
+        "Quartz-Lantern-5\u{B2}",        // superscript two
+    ]
+
+    static let invisible = [
+        "Quartz\u{200B}Lantern-58",      // zero-width space
+        "\u{FEFF}Quartz-Lantern-58",     // byte-order mark
+        "Quartz-Lantern-58\u{FE0F}",     // variation selector
+        "Quartz\u{2060}Lantern-58",      // word joiner
+    ]
+
+    @Test func compatibilityAndInvisibleCharactersAreRefusedInEveryPolicy() throws {
+        let file = try PolicyFile(json: Data(#"{"base": "nist", "minLength": 4}"#.utf8)).policy
+        for policy in [PasswordPolicy.standard, .strict, .nist, file] {
+            for password in Self.compatibility {
+                #expect(passwordCodes(policy, password + "-Quartz!x").contains("password.compatibilityCharacter"), "\(policy.name)")
+            }
+            for password in Self.invisible {
+                #expect(passwordCodes(policy, password + "-Quartz!x").contains("password.invisibleCharacter"), "\(policy.name)")
+            }
+        }
+    }
+
+    @Test func theMessagesSayWhyAndNeverShowTheCharacter() {
+        var form = standardForm()
+        form.answer("password", with: "Ｑuartz\u{200B}-Lantern-58")
+        let errors = form.visibleErrors(for: "password")
+        #expect(codes(errors) == ["password.invisibleCharacter", "password.compatibilityCharacter"])
+        for error in errors {
+            #expect(!error.message.contains("Ｑ") && !error.message.unicodeScalars.contains("\u{200B}"))
+            #expect(error.message.count > 20)
+        }
+    }
+
+    @Test func nfdIsAcceptedAndKeptAsNFC() {
+        var form = standardForm()
+        form.answer("password", with: "Que\u{301}bec-Lantern-58")
+        #expect(form.visibleErrors(for: "password").isEmpty)
+        #expect(Array(form["password"]!.value.utf8) == Array("Qu\u{E9}bec-Lantern-58".utf8))
+    }
+
+    @Test func everyAcceptedPasswordHasEqualNFCAndNFKC() {
+        let samples = ["Quartz-Lantern-58", "Qu\u{E9}bec-Lantern-58", "Пароль-Надёжный-58", "密码-Lantern-58"] + Self.compatibility + Self.invisible
+        for sample in samples {
+            var form = standardForm()
+            form.answer("password", with: sample)
+            let value = form["password"]!.value
+            if form.visibleErrors(for: "password").isEmpty {
+                #expect(value == value.precomposedStringWithCompatibilityMapping)
+                #expect(value == sample.precomposedStringWithCanonicalMapping)
+            }
+        }
+    }
+}
