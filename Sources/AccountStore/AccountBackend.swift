@@ -39,6 +39,13 @@ extension StoreLocation {
         }
     }
 
+    /// Refuses a database file path that another user could have planted or can replace (the
+    /// checks of ``AccountStore/init(at:)``), before anyone is asked anything; creates nothing.
+    /// A PostgreSQL location is checked when it is connected to.
+    public func checkBeforeAsking() throws(StoreError) {
+        if case .sqlite(let path) = self { _ = try FileSystem.resolve(path, creatingFolders: false, beforeWriting: true) }
+    }
+
     /// Opens an existing store for reading, or returns nil when there is none yet. Creates nothing.
     public func openExisting() throws(StoreError) -> (any AccountBackend)? {
         switch self {

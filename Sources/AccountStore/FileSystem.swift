@@ -59,7 +59,10 @@ enum FileSystem {
     /// folder only it and root can write is trusted, as is the file it holds there.
     /// Missing folders are created with mode 0700 when `creatingFolders`; otherwise a
     /// missing folder means the file is missing.
-    static func resolve(_ path: DatabasePath, creatingFolders: Bool) throws(StoreError) -> Resolved {
+    ///
+    /// `beforeWriting` checks as a writer would, without creating anything: a missing file
+    /// in a folder others can write is refused, as a writer would refuse it.
+    static func resolve(_ path: DatabasePath, creatingFolders: Bool, beforeWriting: Bool = false) throws(StoreError) -> Resolved {
         var pending = components(path.bytes)
         guard let name = pending.popLast(), name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")],
               path.bytes.last != UInt8(ascii: "/")
@@ -113,7 +116,7 @@ enum FileSystem {
         let missingCode = found ? 0 : errno
         if found { try checkFile(info, at: file, parent: folderInfo, path: path) }
         // A reader of a missing file uses nothing: only a writer is about to create files in this folder.
-        if !found && missingCode == ENOENT && !creatingFolders { return Resolved(canonical: file, entry: .missing) }
+        if !found && missingCode == ENOENT && !creatingFolders && !beforeWriting { return Resolved(canonical: file, entry: .missing) }
         if folderInfo.st_mode & 0o022 != 0 {
             throw .unavailable(reason: "cannot use \(path): its folder \(visible(folder)) can be written by other users "
                 + "(mode \(octal(folderInfo.st_mode))), who could plant the database or the -wal and -shm files SQLite makes beside it")

@@ -23,7 +23,7 @@ public enum PasswordHasher {
     /// ``verifyAgainstDummy(_:)``. Made once with argon2-cffi.
     static let dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$fDrvCif65SBH/H0cV8DV5A$bDl+52ilpN/fVwAQxB3cWTzUseq7UBeBxZVGE2oCUOg"
 
-    /// Hashes the NFKC form of `password` with a fresh random salt; the corresponding C function is `argon2id_hash_encoded`.
+    /// Hashes the NFC form of `password` with a fresh random salt; the corresponding C function is `argon2id_hash_encoded`.
     ///
     /// The salt comes from `SystemRandomNumberGenerator` (`getrandom(2)` on
     /// Linux). Errors never contain the password.
@@ -48,7 +48,7 @@ public enum PasswordHasher {
         return String(decoding: encoded.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Whether the NFKC form of `password` matches the PHC string `phc`; the corresponding C function is `argon2id_verify`.
+    /// Whether the NFC form of `password` matches the PHC string `phc`; the corresponding C function is `argon2id_verify`.
     ///
     /// Returns false for anything that is not a well-formed Argon2id PHC string.
     public static func verify(_ password: Secret, against phc: String) -> Bool {
@@ -66,7 +66,7 @@ public enum PasswordHasher {
     }
 
     private static func normalized(_ password: Secret) -> String {
-        password.reveal().precomposedStringWithCompatibilityMapping
+        password.reveal().precomposedStringWithCanonicalMapping
     }
 }
 

@@ -65,6 +65,15 @@ struct CreateCommand: ParsableCommand {
             quiet: quiet
         )
         let report = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1))
+        // A database path that can never be used (planted, replaceable, a folder) is said at once,
+        // not after a person typed every answer and then could only give up at "Try again?".
+        do throws(StoreError) {
+            try location.checkBeforeAsking()
+        } catch {
+            var early = report
+            early.interactive = false
+            throw ExitCode(early.show(.storageFailed(reason: error.description)))
+        }
         // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
         // the store hold signals back while it writes. A SIGINT while a script's line is awaited
         // or the password hashed still says that nothing was saved (and `cancelled` in JSON).

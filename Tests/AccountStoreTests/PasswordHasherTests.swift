@@ -40,13 +40,17 @@ struct PasswordHasherTests {
         #expect(first != second)
     }
 
-    @Test("the password is hashed in NFKC: fullwidth Ｐ verifies as P, and the reverse")
-    func nfkc() throws {
-        let phc = try PasswordHasher.hash(Secret("\u{FF30}assword1"))
-        #expect(PasswordHasher.verify(Secret("Password1"), against: phc))
+    // SPEC 2 (sharpened): mail servers, PHP, Python and LDAP hash the bytes they get, so the
+    // hash is of the NFC text people type elsewhere; it used to be NFKC, so a fullwidth Ｐ verified as P.
+    @Test("the password is hashed in NFC: decomposed accents verify as composed ones, a fullwidth Ｐ never as P")
+    func nfc() throws {
+        let composed = try PasswordHasher.hash(Secret("Caf\u{E9}-Lantern-58"))
+        #expect(PasswordHasher.verify(Secret("Cafe\u{301}-Lantern-58"), against: composed))
         let plain = try PasswordHasher.hash(Secret("Password1"))
-        #expect(PasswordHasher.verify(Secret("\u{FF30}assword1"), against: plain))
+        #expect(!PasswordHasher.verify(Secret("\u{FF30}assword1"), against: plain))
         #expect(!PasswordHasher.verify(Secret("password1"), against: plain))
+        let fullwidth = try PasswordHasher.hash(Secret("\u{FF30}assword1"))
+        #expect(!PasswordHasher.verify(Secret("Password1"), against: fullwidth))
     }
 
     @Test("an empty password and a long non-ASCII one hash and verify")

@@ -299,3 +299,20 @@ import Testing
         }
     }
 }
+
+@Suite struct StorePreflightTests {
+    /// A path that can never be used was said only after every answer had been typed (and, at
+    /// a terminal, "Try again?" could only be answered no): now before the first question.
+    @Test func aDatabasePathThatCanNeverBeUsedIsRefusedBeforeAnyQuestion() throws {
+        let box = Sandbox()
+        let shared = box.folder.appendingPathComponent("shared").path
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        #expect(chmod(shared, 0o1777) == 0)
+        let run = box.run(["--db", shared + "/accounts.sqlite", "--json"], input: lines(answers))
+        #expect(run.status == 74)
+        #expect(!run.stderr.contains("Email:"), "\(run.stderr)")
+        #expect(run.stderr.contains("can be written by other users"), "\(run.stderr)")
+        #expect(run.json["status"] as? String == "storage_error")
+        #expect(!FileManager.default.fileExists(atPath: shared + "/accounts.sqlite"))
+    }
+}
