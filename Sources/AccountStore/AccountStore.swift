@@ -61,19 +61,21 @@ public final class AccountStore: Sendable {
             resolved = try FileSystem.resolve(path, creatingFolders: true)
         }
         let name = try SQLiteName.make(resolved.canonical, writable: true, path: path)
-        let contents = try Self.inspect(name, path: path)
+        _ = try Self.inspect(name, path: path)  // refuses what is not ours before anything is written
         connection = Connection(try Self.openQueue(name.text, path: path), held: name.descriptor)
         do {
             hasOldKeys = false
+            // Migrations run first, in the file's own journal mode: in a transaction a damaged
+            // file refuses is rolled back, so it keeps its bytes (the WAL switch rewrites the
+            // header and cannot be undone). A file that migrated is then switched to WAL.
+            try Migrations.migrate(queue)
             try queue.writeWithoutTransaction { db in
-                let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode")
-                if contents == .empty || mode != "wal" {
+                if try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
                     // On a read-only file this stays in its current mode; writes then
                     // fail with SQLITE_READONLY, which `create` reports.
                     _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
                 }
             }
-            try Migrations.migrate(queue)
         } catch {
             throw StoreError.from(error, path: path)
         }

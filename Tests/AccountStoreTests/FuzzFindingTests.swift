@@ -34,4 +34,24 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
         }
     }
+
+    // Fuzz/Regressions/FuzzStore/damaged-file-switched-to-wal-by-writer: the writer switched the
+    // file to WAL (rewriting its header) before a migration found it damaged and refused it.
+    @Test("a writer refuses a damaged file and leaves it byte for byte")
+    func damagedFileUntouchedByWriter() throws {
+        let regression = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fuzz/Regressions/FuzzStore/damaged-file-switched-to-wal-by-writer").standardized
+        let input = try Data(contentsOf: regression)
+        try #require(input.first == 1, "the input's flags byte asks for a writer alone")
+        try withTemporaryFolder { folder throws in
+            let path = folder.file("accounts.sqlite")
+            let file = input.dropFirst()
+            try file.write(to: URL(fileURLWithPath: path))
+            #expect(throws: StoreError.self) { try AccountStore(path: path) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == file)
+            for suffix in ["-wal", "-shm", "-journal"] {
+                #expect(!FileManager.default.fileExists(atPath: path + suffix), "\(suffix) left behind")
+            }
+        }
+    }
 }

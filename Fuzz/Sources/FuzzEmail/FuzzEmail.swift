@@ -51,8 +51,14 @@ private func verdict(_ raw: String) -> (accepted: Bool, value: String) {
     var answered = form
     answered.answer(SignupForm.email, with: raw)
     let value = answered[SignupForm.email]?.value ?? ""
-    let accepted = answered.errors(for: SignupForm.email).isEmpty
-    require(accepted == (EmailSyntax.check(value) == .valid), "the rule and EmailSyntax disagree")
+    let errors = answered.errors(for: SignupForm.email)
+    let accepted = errors.isEmpty
+    // The field is the syntax plus SPEC 2's refusal of invisible characters, a rule of its own.
+    if accepted {
+        require(EmailSyntax.check(value) == .valid, "the rule accepted what EmailSyntax refuses")
+    } else if EmailSyntax.check(value) == .valid {
+        require(errors.allSatisfy { $0.code == "email.invisibleCharacter" }, "the rule refused what EmailSyntax accepts: \(errors.map(\.code))")
+    }
     return (accepted, value)
 }
 
