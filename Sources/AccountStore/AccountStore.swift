@@ -285,7 +285,15 @@ public final class AccountStore: Sendable {
         do {
             let reader = try DatabaseQueue(path: target, configuration: configuration)
             defer { try? reader.close() }
-            return try reader.read { try Migrations.contents($0, path: path) }
+            return try reader.read { db in
+                // A crash left this -wal: the writer that opens next replays it into the file and
+                // removes it, which a damaged file found later could not undo. Check the whole
+                // file first, on the copy, in this rare case only (a live -wal has its -shm).
+                if target != name.text, try String.fetchOne(db, sql: "PRAGMA quick_check(1)") != "ok" {
+                    throw StoreError.unavailable(reason: "the database \(path) is damaged")
+                }
+                return try Migrations.contents(db, path: path)
+            }
         } catch {
             throw StoreError.from(error, path: path)
         }

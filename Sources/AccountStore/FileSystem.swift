@@ -123,10 +123,10 @@ enum FileSystem {
         }
         guard found else {
             guard missingCode == ENOENT else { throw .unavailable(reason: "cannot use \(path): \(describe(missingCode))") }
-            try checkSideFiles(file, path: path)
+            try checkSideFiles(file, owner: nil, path: path)
             return Resolved(canonical: file, entry: .missing)
         }
-        try checkSideFiles(file, path: path)
+        try checkSideFiles(file, owner: info.st_uid, path: path)
         return Resolved(canonical: file, entry: info.st_size == 0 ? .emptyFile : .nonEmptyFile)
     }
 
@@ -146,13 +146,24 @@ enum FileSystem {
         }
     }
 
-    private static func checkSideFiles(_ file: [UInt8], path: DatabasePath) throws(StoreError) {
+    /// Refuses a `-wal`, `-shm` or `-journal` that is not a plain file, belongs to another user
+    /// than root, us or the database's owner, or that its group or others can write: SQLite
+    /// replays a `-wal` into the database, so whoever can write it can write accounts.
+    private static func checkSideFiles(_ file: [UInt8], owner: uid_t?, path: DatabasePath) throws(StoreError) {
         for suffix in sideSuffixes {
             var info = stat()
             guard lstatBytes(file + Array(suffix.utf8), &info) == 0 else { continue }
             guard info.st_mode & S_IFMT == S_IFREG else {
                 let what = info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a regular file"
                 throw .unavailable(reason: "cannot use \(path): its \(suffix) file is \(what)")
+            }
+            if info.st_uid != 0, info.st_uid != geteuid(), info.st_uid != owner {
+                throw .unavailable(reason: "cannot use \(path): its \(suffix) file belongs to \(userName(info.st_uid)), "
+                    + "who could write accounts through it")
+            }
+            if info.st_mode & 0o022 != 0 {
+                throw .unavailable(reason: "cannot use \(path): other users can write its \(suffix) file "
+                    + "(mode \(octal(info.st_mode))), and so write accounts through it")
             }
         }
     }

@@ -54,4 +54,27 @@ import Testing
             }
         }
     }
+
+    // Fuzz/Regressions/FuzzStore/damaged-file-with-wal-replayed-by-writer: with a crash-left -wal
+    // beside a damaged file, the writer's connection replayed and removed the -wal before a
+    // migration found the file damaged and refused it.
+    @Test("a writer refuses a damaged file with a crash-left -wal and leaves both byte for byte")
+    func damagedFileWithWALUntouchedByWriter() throws {
+        let regression = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fuzz/Regressions/FuzzStore/damaged-file-with-wal-replayed-by-writer").standardized
+        let input = [UInt8](try Data(contentsOf: regression))
+        try #require(input.count > 2 && input[0] == 9, "flags: a writer alone, the bytes split into a -wal")
+        let bytes = input[2...]
+        let split = bytes.startIndex + Int(input[1]) * 64
+        try withTemporaryFolder { folder throws in
+            let path = folder.file("accounts.sqlite")
+            let file = Data(bytes[..<split]), wal = Data(bytes[split...])
+            try file.write(to: URL(fileURLWithPath: path))
+            try wal.write(to: URL(fileURLWithPath: path + "-wal"))
+            #expect(throws: StoreError.self) { try AccountStore(path: path) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == file)
+            #expect(FileManager.default.contents(atPath: path + "-wal") == wal)
+            #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+        }
+    }
 }

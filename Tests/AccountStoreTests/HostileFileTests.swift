@@ -135,6 +135,31 @@ struct HostileFileTests {
         }
     }
 
+    // Outside review: SQLite replays a -wal into the database, so a -wal another user owns, or
+    // that others can write, let them rewrite accounts; only its type used to be checked.
+    @Test("a -wal, -shm or -journal another user owns or others can write is refused, the file untouched",
+          arguments: ["-wal", "-shm", "-journal"], [true, false])
+    func sideFileOfAnotherUser(suffix: String, givenToNobody: Bool) throws {
+        try withTemporaryFolder { folder throws in
+            let path = folder.file("accounts.sqlite")
+            do { _ = try AccountStore(path: path).create(email: "alice@example.com", passwordHash: fakeHash) }
+            let before = try sha256(path)  // before the side file: reading it through SQLite would replay it
+            let side = path + suffix
+            _ = unlink(side)
+            #expect(FileManager.default.createFile(atPath: side, contents: Data()))
+            if givenToNobody {
+                try giveToNobody(side)
+                #expect(chmod(side, 0o600) == 0)
+            } else {
+                #expect(chmod(side, 0o666) == 0)
+            }
+            let error = #expect(throws: StoreError.self) { try AccountStore(path: path) }
+            #expect(error?.description.contains("its \(suffix) file") == true, "\(String(describing: error))")
+            #expect(throws: StoreError.self) { try AccountStore.openExisting(path: path) }
+            #expect(try sha256(path) == before)
+        }
+    }
+
     @Test("a named pipe at the path is refused without blocking")
     func fifoAtPath() throws {
         try withTemporaryFolder { folder throws in
