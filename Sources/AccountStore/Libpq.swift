@@ -92,19 +92,68 @@ final class PGConnection {
         return VisibleText.of("\(host.hasPrefix("/") ? "socket " + host : host):\(port)/\(database)")
     }
 
+    /// How long signup waits for any one answer from the server, in milliseconds, before it
+    /// gives the connection up as lost. The server's own `statement_timeout` (30 s) and
+    /// `lock_timeout` (10 s) end a slow statement first; this bounds a server that stops
+    /// answering altogether (a frozen backend, a stuck disk, a wedged pooler), which the
+    /// server's timeouts and TCP keepalives cannot see.
+    static let answerDeadline: Int32 = 45_000
+
     /// Runs one or more statements through the simple query protocol (one `Query` message).
     @discardableResult
     func execute(_ sql: String) throws(PGFailure) -> [[String?]] {
-        try rows(of: PQexec(connection, sql))
+        guard PQsendQuery(connection, sql) == 1 else { throw connectionFailure() }
+        return try collectRows()
     }
 
     /// Runs one statement with text parameters (`$1`, `$2`, …) and returns its rows as text.
     @discardableResult
     func execute(_ sql: String, _ parameters: [String?]) throws(PGFailure) -> [[String?]] {
-        let result = withParameters(parameters) { values in
-            PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        let sent = withParameters(parameters) { values in
+            PQsendQueryParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
-        return try rows(of: result)
+        guard sent == 1 else { throw connectionFailure() }
+        return try collectRows()
+    }
+
+    /// Every result of what was sent, as `PQexec` would give it: the last one's rows, or the first error.
+    private func collectRows() throws(PGFailure) -> [[String?]] {
+        var rows: [[String?]] = []
+        var failure: PGFailure?
+        while let result = try nextResult() {
+            defer { PQclear(result) }
+            switch PQresultStatus(result) {
+            case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+                rows = (0..<PQntuples(result)).map { Self.values(result, row: $0) }
+            default:
+                if failure == nil { failure = failureOf(result) }
+            }
+        }
+        if let failure { throw failure }
+        if PQstatus(connection) != CONNECTION_OK { throw connectionFailure() }
+        return rows
+    }
+
+    /// `PQgetResult`, waiting in poll(2) at most ``answerDeadline`` for the server's answer.
+    private func nextResult() throws(PGFailure) -> OpaquePointer? {
+        var waited: Int32 = 0
+        while PQisBusy(connection) == 1 {
+            let socket = PQsocket(connection)
+            guard socket >= 0 else { throw connectionFailure() }
+            var wanted = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let slice: Int32 = 1_000
+            let ready = poll(&wanted, 1, slice)
+            if ready < 0 && errno != EINTR { throw connectionFailure() }
+            if ready == 0 {
+                waited += slice
+                if waited >= Self.answerDeadline {
+                    throw PGFailure(.connectionLost, "the server did not answer within \(Self.answerDeadline / 1000) s")
+                }
+                continue
+            }
+            guard PQconsumeInput(connection) == 1 else { throw connectionFailure() }
+        }
+        return PQgetResult(connection)
     }
 
     /// Runs one query in single-row mode: `row` sees each row as it arrives, so memory does
@@ -117,7 +166,7 @@ final class PGConnection {
         guard PQsetSingleRowMode(connection) == 1 else { throw connectionFailure() }
         var failure: PGFailure?
         var wanted = true
-        while let result = PQgetResult(connection) {
+        while let result = try nextResult() {
             defer { PQclear(result) }
             switch PQresultStatus(result) {
             case PGRES_SINGLE_TUPLE where wanted:
@@ -145,17 +194,6 @@ final class PGConnection {
         let copies = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { copies.forEach { free($0) } }
         return copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { body($0.baseAddress) }
-    }
-
-    private func rows(of result: OpaquePointer?) throws(PGFailure) -> [[String?]] {
-        guard let result else { throw connectionFailure() }
-        defer { PQclear(result) }
-        switch PQresultStatus(result) {
-        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
-            return (0..<PQntuples(result)).map { Self.values(result, row: $0) }
-        default:
-            throw failureOf(result)
-        }
     }
 
     private static func values(_ result: OpaquePointer, row: Int32) -> [String?] {
