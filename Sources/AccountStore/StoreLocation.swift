@@ -87,7 +87,10 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     public var description: String { visible }
 
     static func looksLikePostgres(_ text: String) -> Bool {
-        if text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") { return true }
+        // A scheme is case-insensitive to people, if not to libpq: `POSTGRESQL://u:pw@h/db` must
+        // not become a file whose folder name holds the password.
+        let lowered = text.prefix(13).lowercased()
+        if lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") { return true }
         let keyword = text.drop(while: { $0 == " " || $0 == "\t" }).prefix(while: { $0 != "=" })
         return keyword.count < text.count
             && !keyword.isEmpty

@@ -33,6 +33,14 @@ struct StoreLocationTests {
         if case .postgres = location {} else { Issue.record("not PostgreSQL: \(location)") }
     }
 
+    // Outside review: an uppercase scheme was taken for a file path, whose folder name then held the password.
+    @Test("an uppercase scheme is PostgreSQL's, never a file path", arguments: ["POSTGRESQL://alice:Hunter2-Secret@db1/x", "Postgres://db1/x"])
+    func uppercaseScheme(text: String) {
+        let error = #expect(throws: StoreError.self) { try StoreLocation(text, fromCommandLine: true) }
+        #expect(error?.description.contains("Hunter2") == false)
+        #expect(error?.description.contains("PostgreSQL") == true)
+    }
+
     @Test("a malformed connection string is refused with libpq's reason, without the text it quoted")
     func malformed() {
         let error = #expect(throws: StoreError.self) {
