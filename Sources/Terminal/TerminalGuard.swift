@@ -42,8 +42,13 @@ public enum TerminalGuard {
             guard SignalSafe.hasDefaultAction(sig) else { continue }
             SignalSafe.setHandler(sig, onFatalSignal, flags: restart)
         }
-        SignalSafe.setHandler(SIGINT, onInterrupt, flags: restart)
-        SignalSafe.setHandler(SIGTSTP, onStop, flags: restart)
+        // A SIGINT or SIGTSTP the parent ignores stays ignored: a non-interactive shell starts
+        // background jobs with SIGINT ignored, so a Ctrl-C meant for another program (or
+        // `trap '' INT`) must not cancel this one.
+        let handlesInterrupt = SignalSafe.hasDefaultAction(SIGINT)
+        let handlesStop = SignalSafe.hasDefaultAction(SIGTSTP)
+        if handlesInterrupt { SignalSafe.setHandler(SIGINT, onInterrupt, flags: restart) }
+        if handlesStop { SignalSafe.setHandler(SIGTSTP, onStop, flags: restart) }
         SignalSafe.setHandler(SIGCONT, onContinue, flags: restart)
         SignalSafe.setHandler(SIGWINCH, onResize, flags: restart)
         let chain = SignalSafe.environmentHas("SWIFT_BACKTRACE")
@@ -55,7 +60,9 @@ public enum TerminalGuard {
         // A parent may have left signals blocked (a test runner, a service manager): then Ctrl-C
         // would wait for ever and a SIGTERM would not restore anything. What is handled here is
         // let through.
-        for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT, SIGWINCH] { SignalSafe.unblock(sig) }
+        for sig in [SIGTERM, SIGHUP, SIGQUIT, SIGCONT, SIGWINCH] { SignalSafe.unblock(sig) }
+        if handlesInterrupt { SignalSafe.unblock(SIGINT) }
+        if handlesStop { SignalSafe.unblock(SIGTSTP) }
     }
 
     /// What a SIGINT that ends the process outside a read writes first: `conversation` to standard

@@ -45,6 +45,15 @@ enum IO {
     }
 
     /// Whether `info` (from `fstat`) is the file descriptor `fd` refers to: the same device and inode.
+    /// Whether terminals `fd` and `other` are one terminal, whatever the names they were opened
+    /// by (`/dev/tty` is the controlling terminal under another device number): a terminal
+    /// belongs to one session at most. The corresponding C function is `tcgetsid`.
+    static func isSameTerminal(_ fd: Int32, _ other: Int32) -> Bool {
+        guard isatty(fd) == 1, isatty(other) == 1 else { return false }
+        let session = tcgetsid(fd)
+        return session != -1 && session == tcgetsid(other)
+    }
+
     static func isSameFile(_ info: stat, as fd: Int32) -> Bool {
         var other = stat()
         guard fstat(fd, &other) == 0 else { return false }

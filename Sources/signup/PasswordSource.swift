@@ -55,7 +55,8 @@ enum PasswordSource: Equatable {
         if kind == S_IFSOCK && IO.isListeningSocket(fd) {
             throw refuse("the --password-file path is a listening socket, which sends nothing", "the --password-fd descriptor is a listening socket, which sends nothing")
         }
-        if IO.isSameFile(info, as: 0) { return .standardInput }
+        // `/dev/tty` is the terminal standard input may be too, under another device number.
+        if IO.isSameFile(info, as: 0) || IO.isSameTerminal(fd, 0) { return .standardInput }
         if IO.isSameFile(info, as: 1) || IO.isSameFile(info, as: 2) {
             // `/dev/stderr` opened for reading is the read end of the pipe signup writes its
             // conversation to: it would wait for its own output, or take it for the password.

@@ -41,6 +41,31 @@ import Testing
         #expect(mixed.status == 65, "an empty line after a lone \\r is an answer of its own: \(mixed.stderr)")
     }
 
+    /// Outside review: a non-interactive shell starts background jobs with SIGINT ignored (and
+    /// `trap '' INT` does the same); signup installed its own handler anyway, so a Ctrl-C meant
+    /// for something else cancelled it. A signal the parent ignores stays ignored.
+    @Test func aSigintTheParentIgnoresStaysIgnored() throws {
+        let box = Sandbox()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "trap '' INT; exec \"$0\" \"$@\"", signupBinary, "--db", box.db, "--json", "--dry-run"]
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": box.folder.path, "LANG": "C.UTF-8", "SWIFT_BACKTRACE": "enable=no"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        Thread.sleep(forTimeInterval: 1)  // well past start-up: the email is being awaited
+        kill(process.processIdentifier, SIGINT)
+        Thread.sleep(forTimeInterval: 0.2)
+        try input.fileHandleForWriting.write(contentsOf: Data(answers.utf8))
+        try input.fileHandleForWriting.close()
+        let result = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(result)")
+        #expect(result.contains("\"status\":\"created\""), "\(result)")
+    }
+
     @Test func anInvalidEmailIsReportedAndNothingStored() {
         let box = Sandbox()
         let run = box.run(["--db", box.db], input: lines("alice@\n\(goodPassword)\n\(goodPassword)\n"), secrets: [goodPassword])

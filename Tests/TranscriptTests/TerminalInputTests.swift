@@ -185,6 +185,23 @@ import Testing
         #expect(Screen.render(terminal.transcript).contains("Email: ni2@example.com"))
     }
 
+    /// Outside review: `--password-file /dev/tty` is the terminal standard input is, under another
+    /// device number; it was read first, silently, so the email became the password and the
+    /// password was then echoed as the email (and kept in history).
+    @Test func aPasswordFileThatIsTheTerminalIsAskedInItsPlace() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.start(["--dry-run", "--password-file", "/dev/tty"], scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        try terminal.send("tty@example.com\r")
+        try terminal.expect("Password: ", timeout: 10)
+        try terminal.send("Secret-Tty-Walrus-88\r")
+        try terminal.expect("[Y/n/e] ", timeout: 10)
+        try terminal.send("y\r")
+        #expect(try terminal.wait(timeout: 10) == .exited(0), "\(terminal.text())")
+        #expect(!terminal.transcript.containsBytes("Secret-Tty-Walrus-88".utf8), "\(terminal.text())")
+    }
+
     // MARK: - Backspace over whole characters
 
     @Test(arguments: ["👍🏽", "🇫🇷", "e\u{301}", "👩‍👩‍👧"])
