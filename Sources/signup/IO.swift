@@ -54,6 +54,16 @@ enum IO {
         return session != -1 && session == tcgetsid(other)
     }
 
+    /// Whether `fd` has something to read (or its end) within `milliseconds`, retrying EINTR.
+    static func waitForInput(_ fd: Int32, milliseconds: Int32) -> Bool {
+        var wanted = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let ready = poll(&wanted, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            return ready > 0
+        }
+    }
+
     static func isSameFile(_ info: stat, as fd: Int32) -> Bool {
         var other = stat()
         guard fstat(fd, &other) == 0 else { return false }

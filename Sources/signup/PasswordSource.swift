@@ -36,6 +36,9 @@ enum PasswordSource: Equatable {
 
     private enum Option { case file, descriptor }
 
+    /// How long a socket source may stay silent before it counts as sending nothing.
+    static let socketPatience: Int32 = 5_000
+
     private static func read(_ fd: Int32, _ option: Option) throws(UsageError) -> PasswordSource {
         func refuse(_ file: StaticString, _ descriptor: StaticString, errno code: Int32? = nil) -> UsageError {
             let message = option == .file ? file : descriptor
@@ -63,6 +66,11 @@ enum PasswordSource: Equatable {
             throw refuse("the --password-file file is signup's own standard output or error", "the --password-fd descriptor is signup's own standard output or error")
         }
 
+        // SPEC 6: a socket that sends nothing is a source that cannot be read, not one to wait for
+        // for ever (a pipe with a writer is waited for: its writer is a process of this pipeline).
+        if kind == S_IFSOCK && !IO.waitForInput(fd, milliseconds: Self.socketPatience) {
+            throw refuse("the --password-file socket sent nothing", "the --password-fd socket sent nothing")
+        }
         let input = LineInput(fd: fd, oneLine: true)
         let line = withEchoOff(fd) { input.next() }
         if let code = input.readError {

@@ -231,6 +231,25 @@ import Testing
         #expect(run.stderr.contains("--password-fd descriptor is a listening socket"))
     }
 
+    /// Outside review: a connected socket (stream or datagram) whose peer stays silent hung for
+    /// ever; SPEC 6 names "a socket that sends nothing" among the sources that cannot be read.
+    @Test(arguments: ["SOCK_STREAM", "SOCK_DGRAM"])
+    func aSilentConnectedSocketIsAUsageError(kind: String) {
+        let box = Sandbox()
+        let script = """
+            import os, socket, sys
+            a, b = socket.socketpair(socket.AF_UNIX, socket.\(kind))
+            os.dup2(a.fileno(), 10); os.set_inheritable(10, True)  # the peer stays open, and silent
+            fd = b.detach()
+            if fd != 3: os.dup2(fd, 3)
+            os.set_inheritable(3, True); os.execv(sys.argv[1], sys.argv[1:])
+            """
+        let run = box.run(["--email", "a@example.com", "--password-fd", "3", "--db", box.db], input: lines(answers),
+                          via: "exec timeout 60 python3 -c '\(script)' \"$0\" \"$@\"")
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains("--password-fd socket sent nothing"), "\(run.stderr)")
+    }
+
     @Test func aPipeWithAWriterIsWaitedFor() {
         let box = Sandbox()
         let run = box.run(["--email", "a@example.com", "--dry-run", "--password-file", "/dev/fd/3"],
