@@ -272,6 +272,9 @@ public final class AccountStore: Sendable {
     /// change the two files meanwhile: they are read from a private copy, and nothing at all
     /// is added beside a file that is then refused.
     private static func inspect(_ name: SQLiteName, path: DatabasePath) throws(StoreError) -> Migrations.Contents {
+        if FileSystem.isCutShort(name.file) {
+            throw .unavailable(reason: "the database \(path) is damaged: it is not a whole number of pages")
+        }
         var configuration = Configuration()
         configuration.readonly = (FileSystem.size(of: name.file + Array("-wal".utf8)) ?? 0) > 0
         configuration.busyMode = .timeout(busyTimeout)

@@ -291,6 +291,25 @@ enum FileSystem {
         }
     }
 
+    /// Whether `file` starts like an SQLite database but is not a whole number of its pages
+    /// (or names no valid page size): damaged, and a writer's rollback would cut it to whole
+    /// pages. A file that does not start like SQLite is left for SQLite to refuse.
+    static func isCutShort(_ file: [UInt8]) -> Bool {
+        let fd = file.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else { return false }
+        defer { _ = close(fd) }
+        var header = [UInt8](repeating: 0, count: 18)
+        guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, 18, 0) }) == 18,
+              header.starts(with: Array("SQLite format 3".utf8) + [0])
+        else { return false }
+        let field = Int(header[16]) << 8 | Int(header[17])
+        let pageSize = field == 1 ? 65_536 : field
+        guard pageSize >= 512, pageSize & (pageSize - 1) == 0 else { return true }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return false }
+        return Int(info.st_size) % pageSize != 0
+    }
+
     /// Whether the file system holding `file` has no block left for us.
     static func isFull(_ file: [UInt8]) -> Bool {
         var info = statvfs()

@@ -77,4 +77,23 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
         }
     }
+
+    // Fuzz/Regressions/FuzzStore/damaged-file-cut-to-whole-pages-by-writer: a file that is not a
+    // whole number of its pages; the writer's rolled-back migration cut it to whole pages.
+    @Test("a writer and a reader refuse a file that is not a whole number of pages, and leave it byte for byte")
+    func partialPageUntouched() throws {
+        let regression = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Fuzz/Regressions/FuzzStore/damaged-file-cut-to-whole-pages-by-writer").standardized
+        let input = try Data(contentsOf: regression)
+        try #require(input.first == 2, "the input's flags byte asks for a writer, then a reader")
+        try withTemporaryFolder { folder throws in
+            let path = folder.file("accounts.sqlite")
+            let file = input.dropFirst()
+            try file.write(to: URL(fileURLWithPath: path))
+            let error = #expect(throws: StoreError.self) { try AccountStore(path: path) }
+            #expect(error?.description.contains("damaged") == true)
+            #expect(throws: StoreError.self) { try AccountStore.openExisting(path: path) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == file)
+        }
+    }
 }
