@@ -61,7 +61,7 @@ public final class AccountStore: Sendable {
             resolved = try FileSystem.resolve(path, creatingFolders: true)
         }
         let name = try SQLiteName.make(resolved.canonical, writable: true, path: path)
-        _ = try Self.inspect(name, path: path)  // refuses what is not ours before anything is written
+        _ = try Self.inspect(name, path: path, rehearsingWrites: true)  // refuses what is not ours before anything is written
         connection = Connection(try Self.openQueue(name.text, path: path), held: name.descriptor)
         do {
             hasOldKeys = false
@@ -271,7 +271,11 @@ public final class AccountStore: Sendable {
     /// `-wal` with no `-shm` means no connection is open (a crash left it), so nothing can
     /// change the two files meanwhile: they are read from a private copy, and nothing at all
     /// is added beside a file that is then refused.
-    private static func inspect(_ name: SQLiteName, path: DatabasePath) throws(StoreError) -> Migrations.Contents {
+    ///
+    /// With `rehearsingWrites`, what the writer is about to do (migrations, the WAL switch) is
+    /// first done to that private copy: the writer's connection replays and removes a crash-left
+    /// `-wal`, so whatever would fail must fail on the copy.
+    private static func inspect(_ name: SQLiteName, path: DatabasePath, rehearsingWrites: Bool = false) throws(StoreError) -> Migrations.Contents {
         if FileSystem.isCutShort(name.file) {
             throw .unavailable(reason: "the database \(path) is damaged: it is not a whole number of pages")
         }
@@ -287,8 +291,7 @@ public final class AccountStore: Sendable {
         defer { if target != name.text { FileSystem.removePrivateCopy(FileSystem.parentText(of: target)) } }
         do {
             let reader = try DatabaseQueue(path: target, configuration: configuration)
-            defer { try? reader.close() }
-            return try reader.read { db in
+            let contents = try reader.read { db in
                 // A crash left this -wal: the writer that opens next replays it into the file and
                 // removes it, which a damaged file found later could not undo. Check the whole
                 // file first, on the copy, in this rare case only (a live -wal has its -shm).
@@ -297,6 +300,14 @@ public final class AccountStore: Sendable {
                 }
                 return try Migrations.contents(db, path: path)
             }
+            try reader.close()
+            if rehearsingWrites && target != name.text {
+                let rehearsal = try openQueue(target, path: path)
+                defer { try? rehearsal.close() }
+                try Migrations.migrate(rehearsal)
+                try rehearsal.writeWithoutTransaction { db in _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
+            }
+            return contents
         } catch {
             throw StoreError.from(error, path: path)
         }

@@ -58,10 +58,13 @@ import Testing
     // Fuzz/Regressions/FuzzStore/damaged-file-with-wal-replayed-by-writer: with a crash-left -wal
     // beside a damaged file, the writer's connection replayed and removed the -wal before a
     // migration found the file damaged and refused it.
-    @Test("a writer refuses a damaged file with a crash-left -wal and leaves both byte for byte")
-    func damagedFileWithWALUntouchedByWriter() throws {
+    // …/damaged-wal-removed-by-a-refusing-writer: the same, refused as read-only by the writer's
+    // WAL recovery; what the writer does is now rehearsed on the private copy first.
+    @Test("a writer refuses a damaged file with a crash-left -wal and leaves both byte for byte",
+          arguments: ["damaged-file-with-wal-replayed-by-writer", "damaged-wal-removed-by-a-refusing-writer"])
+    func damagedFileWithWALUntouchedByWriter(regressionName: String) throws {
         let regression = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Fuzz/Regressions/FuzzStore/damaged-file-with-wal-replayed-by-writer").standardized
+            .appendingPathComponent("../../Fuzz/Regressions/FuzzStore/" + regressionName).standardized
         let input = [UInt8](try Data(contentsOf: regression))
         try #require(input.count > 2 && input[0] == 9, "flags: a writer alone, the bytes split into a -wal")
         let bytes = input[2...]
