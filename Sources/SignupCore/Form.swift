@@ -1,69 +1,107 @@
 /// A set of fields checked together: answers, deferred errors and the submit gate.
+///
+/// Names are checked: answering, resetting or reading a field the form does not have, or a
+/// rule or dependency naming one, is a programming error that stops the program at once.
 public struct Form: Sendable {
     /// The fields in the order they are asked.
     public private(set) var fields: [Field]
     /// Whether a submit has been attempted (makes ``ValidationMode/onSubmit`` errors visible).
     public private(set) var submitAttempted = false
+    /// Errors a submit put on the whole form rather than a field, kept until an answer changes
+    /// the form or the next submit begins.
+    public private(set) var formErrors: [FieldError] = []
 
-    /// A form of `fields`, asked in this order. Field names must be unique.
+    /// A form of `fields`, asked in this order. Field names must be unique, and every field a
+    /// rule reads or a field depends on must be one of them.
     public init(fields: [Field]) {
         precondition(Set(fields.map(\.name)).count == fields.count, "field names must be unique")
+        let names = Set(fields.map(\.name))
+        for field in fields {
+            for other in field.dependsOn + field.rules.flatMap(\.referencedFields) {
+                precondition(names.contains(other), "field \(field.name) names \(other), which is not a field of this form")
+            }
+        }
         self.fields = fields
     }
 
-    /// The field named `name`.
+    /// The field named `name`, or nil when the form has none.
     public subscript(name: String) -> Field? {
         fields.first { $0.name == name }
     }
 
     /// The current value of every field, by name: what cross-field rules see.
     public var context: RuleContext {
-        RuleContext(values: Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.value) }))
+        RuleContext(
+            values: Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.value) }),
+            secretFields: Set(fields.filter(\.isSecret).map(\.name))
+        )
+    }
+
+    /// The current answer of the field of `key` read as its type; nil when empty or not parsing.
+    public func value<Value: AnswerValue>(_ key: FieldKey<Value>) -> Value? {
+        let field = fields[index(of: key)]
+        return field.value.isEmpty ? nil : Value(answer: field.value)
     }
 
     /// Answers field `name` with `text` (normalized by the field); fields that depend on it
     /// and have changed become unanswered again.
     public mutating func answer(_ name: String, with text: String) {
-        guard let index = index(of: name) else { return }
+        let index = index(of: name)
         let value = fields[index].normalize(text)
         let changed = value != fields[index].value
         fields[index].value = value
         fields[index].isAnswered = true
-        fields[index].isDirty = fields[index].isDirty || changed || !value.isEmpty
+        fields[index].isRejected = false
+        fields[index].externalErrors = []
+        formErrors = []
+        if changed { resetDependents(of: name) }
+    }
+
+    /// Answers the field of `key` with a typed `value`.
+    public mutating func answer<Value: AnswerValue>(_ key: FieldKey<Value>, with value: Value) {
+        _ = index(of: key)
+        answer(key.name, with: value.answerText)
+    }
+
+    /// Marks field `name` answered with an input that could not be read, shown as `errors`.
+    public mutating func reject(_ name: String, with errors: [FieldError]) {
+        let index = index(of: name)
+        if !fields[index].value.isEmpty { resetDependents(of: name) }
+        fields[index].value = ""
+        fields[index].isAnswered = true
+        fields[index].isRejected = true
+        fields[index].externalErrors = errors
+        formErrors = []
+    }
+
+    /// Makes field `name` unanswered again with its initial value, and with it the fields that depend on it.
+    public mutating func reset(_ name: String) {
+        let index = index(of: name)
+        let changed = fields[index].value != fields[index].initialValue || fields[index].isAnswered
+        fields[index].value = fields[index].initialValue
+        fields[index].isAnswered = false
         fields[index].isRejected = false
         fields[index].externalErrors = []
         if changed { resetDependents(of: name) }
     }
 
-    /// Marks field `name` answered with an input that could not be read, shown as `errors`.
-    public mutating func reject(_ name: String, with errors: [FieldError]) {
-        guard let index = index(of: name) else { return }
-        if !fields[index].value.isEmpty { resetDependents(of: name) }
-        fields[index].value = ""
-        fields[index].isAnswered = true
-        fields[index].isDirty = true
-        fields[index].isRejected = true
-        fields[index].externalErrors = errors
-    }
-
-    /// Makes field `name` unanswered and empty again, and with it the fields that depend on it.
-    public mutating func reset(_ name: String) {
-        guard let index = index(of: name) else { return }
-        let hadValue = !fields[index].value.isEmpty
-        fields[index].value = ""
-        fields[index].isAnswered = false
-        fields[index].isRejected = false
-        fields[index].externalErrors = []
-        if hadValue { resetDependents(of: name) }
-    }
-
-    /// Puts errors found outside the rules (by a submit) on their fields until those change.
+    /// Puts errors found outside the rules (by a submit) on their fields until those change;
+    /// an error of no field of this form (``FieldError/isFormLevel``, or a name it lacks) is kept
+    /// in ``formErrors``.
     public mutating func attach(_ errors: [FieldError]) {
         for error in errors {
-            guard let index = index(of: error.field) else { continue }
+            guard let index = fields.firstIndex(where: { $0.name == error.field }) else {
+                if !formErrors.contains(error) { formErrors.append(error) }
+                continue
+            }
             fields[index].isAnswered = true
             if !fields[index].externalErrors.contains(error) { fields[index].externalErrors.append(error) }
         }
+    }
+
+    /// Forgets the errors of the whole form (a new submit begins).
+    public mutating func clearFormErrors() {
+        formErrors = []
     }
 
     /// Records a submit attempt: from now on every field's errors are visible.
@@ -73,12 +111,13 @@ public struct Form: Sendable {
 
     /// Every failing rule of field `name`, visible or not.
     public func errors(for name: String) -> [FieldError] {
-        self[name]?.validate(in: context) ?? []
+        fields[index(of: name)].validate(in: context)
     }
 
     /// The failing rules of every field that has some, by field name: what blocks a submit.
     public var errors: [String: [FieldError]] {
         var result: [String: [FieldError]] = [:]
+        let context = self.context
         for field in fields {
             let failures = field.validate(in: context)
             if !failures.isEmpty { result[field.name] = failures }
@@ -86,9 +125,14 @@ public struct Form: Sendable {
         return result
     }
 
+    /// Every check of field `name`'s rules and whether its current value passes it (a ✓/✗ checklist).
+    public func checklist(for name: String) -> [CheckStatus] {
+        fields[index(of: name)].checklist(in: context)
+    }
+
     /// What field `name` shows now: nothing before it is answered (deferred errors).
     public func state(of name: String) -> FieldState {
-        guard let field = self[name] else { return .idle }
+        let field = fields[index(of: name)]
         let visible = field.isAnswered || field.mode == .always || submitAttempted
         guard visible else { return .idle }
         if field.mode == .onSubmit && !submitAttempted { return .edited }
@@ -117,11 +161,23 @@ public struct Form: Sendable {
         return fields.first { !$0.isAnswered || !$0.validate(in: context).isEmpty }?.name
     }
 
-    /// Whether any field has been given a value.
+    /// Whether any field's value differs from its initial value.
     public var isDirty: Bool { fields.contains { $0.isDirty } }
 
-    private func index(of name: String) -> Int? {
-        fields.firstIndex { $0.name == name }
+    private func index(of name: String) -> Int {
+        guard let index = fields.firstIndex(where: { $0.name == name }) else {
+            preconditionFailure("no field named \(name) in this form (fields: \(fields.map(\.name).joined(separator: ", ")))")
+        }
+        return index
+    }
+
+    private func index<Value: AnswerValue>(of key: FieldKey<Value>) -> Int {
+        let index = index(of: key.name)
+        precondition(
+            fields[index].valueType == ObjectIdentifier(Value.self),
+            "field \(key.name) holds \(fields[index].valueTypeName), not \(Value.self)"
+        )
+        return index
     }
 
     private mutating func resetDependents(of name: String) {

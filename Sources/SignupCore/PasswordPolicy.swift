@@ -62,8 +62,9 @@ public struct PasswordPolicy: Sendable, Equatable {
     /// The built-in policies by name.
     public static let builtIn: [String: PasswordPolicy] = [standard.name: standard, strict.name: strict, nist.name: nist]
 
-    /// The rules of the password field under this policy, in the order they report.
-    public func rules(strength estimator: StrengthEstimator, emailField: String = "email") -> [Rule] {
+    /// The rules of the password field under this policy, in the order they report; with
+    /// `emailField`, the email in that field counts against the password (`containsEmail`, strength).
+    public func rules(strength estimator: StrengthEstimator, emailField: String? = nil) -> [Rule] {
         var rules: [Rule] = [.required(message: "Enter a password"), .minLength(minLength), .maxLength(maxLength)]
         for requirement in requiredClasses {
             switch requirement {
@@ -76,7 +77,7 @@ public struct PasswordPolicy: Sendable, Equatable {
         // In every policy, built-in or from a file: SPEC 2's characters that other software would hash differently.
         rules += [.noControlCharacters(), .noInvisibleCharacters(), .noCompatibilityCharacters()]
         if rejectsCommon { rules.append(.notCommon(estimator: estimator)) }
-        if rejectsEmailLocalPart { rules.append(.notContainingEmail(field: emailField)) }
+        if rejectsEmailLocalPart, let emailField { rules.append(.notContainingEmail(field: emailField)) }
         if !blockedWords.isEmpty { rules.append(.notContaining(words: blockedWords)) }
         rules.append(.strength(atLeast: minimumStrength, estimator: estimator, emailField: emailField))
         return rules

@@ -6,7 +6,7 @@ extension Rule {
         message: String = "Enter a valid email address, like name@example.com",
         tooLongMessage: String = "Use an email address of at most 254 bytes"
     ) -> Rule {
-        Rule { value, _ in
+        Rule(checks: [RuleCheck(reason: "invalid", label: "a valid email address")]) { value, _ in
             guard !value.isEmpty else { return [] }
             switch EmailSyntax.check(value) {
             case .valid: return []
@@ -18,6 +18,6 @@ extension Rule {
 
     /// Fails with `mismatch` unless the value equals the value of field `other`.
     public static func equals(field other: String, message: String = "Passwords do not match") -> Rule {
-        custom("mismatch", message: message) { value, context in value == context[field: other] }
+        custom("mismatch", message: message, label: "the same as \(other)", referencing: [other]) { value, context in value == context[field: other] }
     }
 }

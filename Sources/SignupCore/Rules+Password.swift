@@ -4,49 +4,50 @@ import Foundation
 extension Rule {
     /// Fails with `needsDigit` unless some character is a number (`Character.isNumber`).
     public static func containsDigit(message: String = "Add a digit") -> Rule {
-        custom("needsDigit", message: message) { value, _ in value.contains { $0.isNumber } }
+        custom("needsDigit", message: message, label: "a digit") { value, _ in value.contains { $0.isNumber } }
     }
 
     /// Fails with `needsUppercase` unless some character is uppercase (`Character.isUppercase`).
     public static func containsUppercase(message: String = "Add an uppercase letter") -> Rule {
-        custom("needsUppercase", message: message) { value, _ in value.contains { $0.isUppercase } }
+        custom("needsUppercase", message: message, label: "an uppercase letter") { value, _ in value.contains { $0.isUppercase } }
     }
 
     /// Fails with `needsLowercase` unless some character is lowercase (`Character.isLowercase`).
     public static func containsLowercase(message: String = "Add a lowercase letter") -> Rule {
-        custom("needsLowercase", message: message) { value, _ in value.contains { $0.isLowercase } }
+        custom("needsLowercase", message: message, label: "a lowercase letter") { value, _ in value.contains { $0.isLowercase } }
     }
 
     /// Fails with `needsSymbol` unless some character is neither a letter, a number nor white space.
     public static func containsSymbol(message: String = "Add a symbol, such as ! or #") -> Rule {
-        custom("needsSymbol", message: message) { value, _ in
+        custom("needsSymbol", message: message, label: "a symbol") { value, _ in
             value.contains { !$0.isLetter && !$0.isNumber && !$0.isWhitespace }
         }
     }
 
-    /// Fails with `tooWeak` when the estimate is below `level`; the local part of the
-    /// email in field `emailField` counts as a known word.
+    /// Fails with `tooWeak` when the estimate is below `level`; with `emailField`, the local
+    /// part of the email in that field counts as a known word.
     public static func strength(
         atLeast level: StrengthLevel,
         estimator: StrengthEstimator,
-        emailField: String? = "email",
+        emailField: String? = nil,
         message: String? = nil
     ) -> Rule {
         let text = message ?? "Choose a harder-to-guess password: it must be at least \(level.label)"
-        return custom("tooWeak", message: text) { value, context in
+        let label = "strength at least \(level.label)"
+        return custom("tooWeak", message: text, label: label, referencing: emailField.map { [$0] } ?? []) { value, context in
             estimator.estimate(value, userWords(from: context, emailField: emailField)).level >= level
         }
     }
 
     /// Fails with `common` when the estimator finds the whole password in its dictionaries.
     public static func notCommon(estimator: StrengthEstimator, message: String = "This password is too common; choose another") -> Rule {
-        custom("common", message: message) { value, _ in !estimator.estimate(value, []).isCommon }
+        custom("common", message: message, label: "not a common password") { value, _ in !estimator.estimate(value, []).isCommon }
     }
 
     /// Fails with `containsEmail` when the local part (3 or more characters) of the email in
     /// field `emailField` appears in the password, ignoring case.
     public static func notContainingEmail(field emailField: String = "email", message: String = "Do not use your email address in your password") -> Rule {
-        custom("containsEmail", message: message) { value, context in
+        custom("containsEmail", message: message, label: "not your email's name", referencing: [emailField]) { value, context in
             let local = emailLocalPart(context[field: emailField]).lowercased()
             return local.count < 3 || !value.lowercased().includes(local)
         }
@@ -56,7 +57,7 @@ extension Rule {
     /// The message never names the word, since that would repeat part of the password.
     public static func notContaining(words: [String], message: String = "Remove a word that is not allowed in passwords here") -> Rule {
         let lowered = words.map { $0.lowercased() }.filter { !$0.isEmpty }
-        return custom("blockedWord", message: message) { value, _ in
+        return custom("blockedWord", message: message, label: "no word blocked here") { value, _ in
             let password = value.lowercased()
             return !lowered.contains { password.includes($0) }
         }

@@ -9,18 +9,18 @@ extension Rule {
 
     /// Fails with `tooShort` when the value has fewer than `count` characters.
     public static func minLength(_ count: Int, message: String? = nil) -> Rule {
-        custom("tooShort", message: message ?? "Use at least \(count) characters") { value, _ in value.count >= count }
+        custom("tooShort", message: message ?? "Use at least \(count) characters", label: "at least \(count) characters") { value, _ in value.count >= count }
     }
 
     /// Fails with `tooLong` when the value has more than `count` characters.
     public static func maxLength(_ count: Int, message: String? = nil) -> Rule {
-        custom("tooLong", message: message ?? "Use at most \(count) characters") { value, _ in value.count <= count }
+        custom("tooLong", message: message ?? "Use at most \(count) characters", label: "at most \(count) characters") { value, _ in value.count <= count }
     }
 
     /// Fails with `invalid` (or `reason`) unless the whole value matches the regular expression `pattern`.
     ///
-    /// An invalid pattern is a programming error and stops the program.
-    public static func pattern(_ pattern: String, reason: String = "invalid", message: String = "Use the expected format") -> Rule {
+    /// An invalid pattern is a programming error and stops the program. With a `label` the rule lists that check.
+    public static func pattern(_ pattern: String, reason: String = "invalid", message: String = "Use the expected format", label: String? = nil) -> Rule {
         let regex: Regex<AnyRegexOutput>
         do {
             regex = try Regex(pattern)
@@ -28,7 +28,7 @@ extension Rule {
             preconditionFailure("invalid regular expression \(pattern): \(error)")
         }
         let box = RegexBox(regex: regex)
-        return custom(reason, message: message) { value, _ in (try? box.regex.wholeMatch(in: value)) != nil }
+        return custom(reason, message: message, label: label) { value, _ in (try? box.regex.wholeMatch(in: value)) != nil }
     }
 
     /// Fails with `invalidCharacter` when the value holds a control character (tab, escape, NUL…).

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The sign-up form: email, password and its confirmation, under a password policy.
+/// The sign-up form: email, password and its confirmation, under a password policy. `signup`
+/// is this configuration of ``Wizard``.
 public enum SignupForm {
     /// The email field's name.
     public static let email = "email"
@@ -8,10 +9,16 @@ public enum SignupForm {
     public static let password = "password"
     /// The confirmation field's name.
     public static let confirm = "confirm"
+    /// The first line of every `signup` conversation.
+    public static let banner = "Create your account (Ctrl-C to cancel)"
+    /// Checks of the policy left out of the password's hint (a limit no one reaches by accident).
+    static let unhinted: Set<String> = ["tooLong"]
 
-    /// The three fields of SPEC 2 under `policy`, with strength from `estimator`.
+    /// The three fields of SPEC 2 under `policy`, with strength from `estimator`. The password
+    /// field's hint says the policy's requirements before it is first asked.
     public static func make(policy: PasswordPolicy = .standard, strength estimator: StrengthEstimator) -> Form {
-        Form(fields: [
+        let passwordRules = policy.rules(strength: estimator, emailField: email)
+        return Form(fields: [
             Field(
                 name: email, label: "Email",
                 rules: [
@@ -23,8 +30,9 @@ public enum SignupForm {
             ),
             Field(
                 name: password, label: "Password",
-                rules: policy.rules(strength: estimator, emailField: email),
+                rules: passwordRules,
                 isSecret: true, messages: policy.messages,
+                hint: "Password: " + Rule.requirements(of: passwordRules, leavingOut: unhinted),
                 normalize: normalizePassword
             ),
             Field(
@@ -34,6 +42,61 @@ public enum SignupForm {
                 normalize: normalizePassword
             ),
         ])
+    }
+
+    /// The texts of `signup`'s conversation.
+    public static var texts: WizardTexts {
+        var texts = WizardTexts(banner: banner)
+        texts.reviewQuestion = "Create account? [Y/n/e] "
+        texts.reviewHelp = "Answer y to create the account, n to cancel, or e to change an answer."
+        texts.unavailable = { "The account could not be saved: \($0)." }
+        return texts
+    }
+
+    /// The sign-up wizard over `form` (see ``make(policy:strength:)``): the strength shown after a
+    /// password that passes every rule but those about strength, and at the review ("set (strong)").
+    public static func wizard(
+        form: Form,
+        mode: WizardMode,
+        strength estimator: StrengthEstimator,
+        presets: [String: String] = [:],
+        unreadablePresets: [String: InputProblem] = [:]
+    ) -> Wizard<CreatedAccount> {
+        Wizard(
+            form: form, mode: mode, texts: texts, presets: presets, unreadablePresets: unreadablePresets,
+            afterAnswer: { name, form in
+                guard name == password, let level = shownStrength(in: form, estimator: estimator) else { return [] }
+                return [.strength(level)]
+            },
+            reviewValue: { name, form in
+                name == password ? "set (\(strength(in: form, estimator: estimator).label))" : nil
+            }
+        )
+    }
+
+    /// What to store from a form that passed the gate: the email, the password and its strength.
+    public static func submission(from form: Form, strength estimator: StrengthEstimator) -> Submission {
+        Submission(
+            email: form[email]?.value ?? "",
+            password: Secret(form[password]?.value ?? ""),
+            strength: strength(in: form, estimator: estimator)
+        )
+    }
+
+    /// The error of a submit that found the email taken.
+    public static let emailTaken = FieldError(field: email, code: "email.taken", message: "An account with this email already exists")
+
+    /// The strength to show after a password: when it passes every rule but those about strength.
+    static func shownStrength(in form: Form, estimator: StrengthEstimator) -> StrengthLevel? {
+        let value = form[password]?.value ?? ""
+        let errors = form.visibleErrors(for: password)
+        guard !value.isEmpty, errors.allSatisfy({ PasswordPolicy.strengthReasons.contains($0.reason) }) else { return nil }
+        return strength(in: form, estimator: estimator)
+    }
+
+    static func strength(in form: Form, estimator: StrengthEstimator) -> StrengthLevel {
+        let value = form[password]?.value ?? ""
+        return estimator.estimate(value, knownWords(inEmail: form[email]?.value ?? "")).level
     }
 
     /// Surrounding white space trimmed, then Unicode NFC.
@@ -46,5 +109,44 @@ public enum SignupForm {
     /// NFC text, the same bytes people type into other software; NFD input is composed.
     @Sendable public static func normalizePassword(_ text: String) -> String {
         text.precomposedStringWithCanonicalMapping
+    }
+}
+
+/// What to store: the email as entered (trimmed, NFC) and the password (NFC, which its rules made equal to its NFKC form).
+public struct Submission: Sendable, Equatable {
+    /// The email as entered.
+    public var email: String
+    /// The password: prints as `<redacted>`.
+    public var password: Secret
+    /// Its strength, for the result.
+    public var strength: StrengthLevel
+
+    /// A submission of `email` and `password`.
+    public init(email: String, password: Secret, strength: StrengthLevel) {
+        self.email = email
+        self.password = password
+        self.strength = strength
+    }
+
+    /// What storing this submission created, under the id `id`.
+    public func created(id: Int64) -> CreatedAccount {
+        CreatedAccount(email: email, id: id, strength: strength)
+    }
+}
+
+/// What a sign-up created: the account's email, its id in the store and the password's strength.
+public struct CreatedAccount: Sendable, Equatable {
+    /// The email as stored.
+    public var email: String
+    /// The account's id (0 in a dry run).
+    public var id: Int64
+    /// The password's strength.
+    public var strength: StrengthLevel
+
+    /// The result of a sign-up.
+    public init(email: String, id: Int64, strength: StrengthLevel) {
+        self.email = email
+        self.id = id
+        self.strength = strength
     }
 }

@@ -1,46 +1,79 @@
 /// Why a submit did not succeed.
 public enum SubmissionFailure: Error, Sendable, Equatable {
-    /// Errors that belong to fields (the store's `email.taken`); they are put back on the form.
+    /// Errors that belong to fields (the store's `email.taken`) or to the whole form
+    /// (``FieldError/form(code:message:)``); they are put back on the form.
     case fields([FieldError])
-    /// The submit could not be carried out (disk, lock, permissions), with a reason for people.
+    /// The submit could not be carried out (disk, lock, network), with a reason for people.
     case unavailable(reason: String)
 }
 
 /// Where a submission is: initial → submitting → succeeded | failed.
 public enum SubmissionState: Sendable, Equatable {
+    /// Nothing submitted yet, or the form changed since the last failure.
     case initial
+    /// A submit is under way: another one is refused.
     case submitting
+    /// The submit succeeded.
     case succeeded
+    /// The gate or the submit failed, for this reason.
     case failed(SubmissionFailure)
 }
 
-/// Runs a form through the submit gate and takes the submit's result back.
+/// One submit under way: the form as it passed the gate, and the ticket that finishes it.
+public struct SubmitAttempt: Sendable, CustomStringConvertible {
+    /// Which attempt this is; a result for an older one is ignored.
+    public let number: Int
+    /// The form that passed the gate (its secrets print as `<redacted>`).
+    public let form: Form
+
+    /// `SubmitAttempt(number)`, without the form's values.
+    public var description: String { "SubmitAttempt(\(number))" }
+}
+
+/// Runs a form through the submit gate and takes the submit's result back, safely in a UI:
+/// a second submit while one runs is refused, and a result that belongs to no submit under
+/// way (a stray, a late one, a second one) is ignored rather than trapping.
+///
+/// ```swift
+/// guard let attempt = controller.begin() else { return }      // gate failed or one is running
+/// let result = await SubmissionController.perform(attempt) { form in try await api.create(form) }
+/// controller.finish(attempt, with: result)                    // thrown field errors go on their fields
+/// ```
 public struct SubmissionController: Sendable {
     /// The form being submitted, with any errors the submit put back on it.
     public private(set) var form: Form
     /// Where the submission is.
     public private(set) var state: SubmissionState = .initial
+    private var attempts = 0
 
     /// A controller for `form`, in the initial state.
     public init(form: Form) {
         self.form = form
     }
 
-    /// Passes the gate: returns true and moves to `submitting` when every field passes;
-    /// otherwise fails with the form's errors and returns false.
-    public mutating func begin() -> Bool {
+    /// Passes the gate: when every field passes and no submit is under way, moves to
+    /// `submitting` and returns the attempt to finish. Returns nil when a submit is already
+    /// under way (nothing changes) or when a field fails (the state says which errors).
+    @discardableResult
+    public mutating func begin() -> SubmitAttempt? {
+        guard state != .submitting else { return nil }
         form.markSubmitAttempted()
+        form.clearFormErrors()
         guard form.isValid else {
             state = .failed(.fields(form.fields.flatMap { form.errors(for: $0.name) }))
-            return false
+            return nil
         }
+        attempts += 1
         state = .submitting
-        return true
+        return SubmitAttempt(number: attempts, form: form)
     }
 
-    /// Records the submit's result; field errors are attached to their fields.
-    public mutating func finish(_ result: Result<Void, SubmissionFailure>) {
-        precondition(state == .submitting, "finish(_:) without a submit under way")
+    /// Records the result of `attempt`; field errors go on their fields, form errors into
+    /// ``Form/formErrors``. Returns false, changing nothing, when `attempt` is not the submit
+    /// under way (already finished, or an older one).
+    @discardableResult
+    public mutating func finish(_ attempt: SubmitAttempt, with result: Result<Void, SubmissionFailure>) -> Bool {
+        guard state == .submitting, attempt.number == attempts else { return false }
         switch result {
         case .success:
             state = .succeeded
@@ -48,14 +81,41 @@ public struct SubmissionController: Sendable {
             if case .fields(let errors) = failure { form.attach(errors) }
             state = .failed(failure)
         }
+        return true
     }
 
-    /// Changes the form between submits (the person answers again).
-    public mutating func update(_ change: (inout Form) -> Void) {
+    /// Runs an `async` submit of the attempt's form. What it throws becomes the failure: a
+    /// ``SubmissionFailure`` as it is, a ``FieldError`` as that field's error, anything else
+    /// as `unavailable` with its description. Nothing is held while it runs, so the controller
+    /// stays usable (and refuses a second submit) meanwhile.
+    public static func perform(
+        _ attempt: SubmitAttempt,
+        _ submit: (Form) async throws -> Void
+    ) async -> Result<Void, SubmissionFailure> {
+        do {
+            try await submit(attempt.form)
+            return .success(())
+        } catch let failure as SubmissionFailure {
+            return .failure(failure)
+        } catch let error as FieldError {
+            return .failure(.fields([error]))
+        } catch {
+            return .failure(.unavailable(reason: "\(error)"))
+        }
+    }
+
+    /// Changes the form between submits (the person answers again); refused (returns false)
+    /// while a submit is under way, so what is submitted is what passed the gate.
+    @discardableResult
+    public mutating func update(_ change: (inout Form) -> Void) -> Bool {
+        guard state != .submitting else { return false }
         change(&form)
         if case .failed = state { state = .initial }
+        return true
     }
 
     /// The field to return to: the first invalid one, or nil when there is none.
     public var fieldToRevisit: String? { form.firstInvalidField }
 }
+
+extension FieldError: Error {}

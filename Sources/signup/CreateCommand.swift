@@ -59,10 +59,13 @@ struct CreateCommand: ParsableCommand {
         }
         let location = try StoreOption.location(given: db)
         let passwordPolicy = try loadPolicy()
-        let interactive = !noInteractive && isTerminal(0) && isTerminal(2)
+        var options = RunnerOptions(programName: "signup", environment: environment)
+        options.plain = plain
+        options.quiet = quiet
+        if noInteractive { options.interactive = false }
+        let interactive = options.interactive ?? (isTerminal(0) && isTerminal(2))
         let conversation = Conversation(
-            style: Style.detect(interactive: interactive, plain: plain, environment: environment),
-            quiet: quiet
+            style: WizardStyle.detect(interactive: interactive, plain: plain, environment: environment), quiet: quiet
         )
         let report = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1))
         // A database path that can never be used (planted, replaceable, a folder) is said at once,
@@ -72,7 +75,7 @@ struct CreateCommand: ParsableCommand {
         } catch {
             var early = report
             early.interactive = false
-            throw ExitCode(early.show(.storageFailed(reason: error.description)))
+            throw ExitCode(early.show(.unavailable(reason: error.description)))
         }
         // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
         // the store hold signals back while it writes. A SIGINT while a script's line is awaited
@@ -105,35 +108,19 @@ struct CreateCommand: ParsableCommand {
         let sharedLine = source == .standardInput ? ConfirmationFromPassword() : nil
 
         let estimator = StrengthEstimator.zxcvbn
-        let form = SignupForm.make(policy: passwordPolicy, strength: estimator)
-        var wizard = SignupWizard(
-            form: form, mode: interactive ? .interactive : .script, strength: estimator,
-            presets: presets, unreadablePresets: unreadable
+        options.interactive = interactive
+        let runner = TerminalRunner(options)
+        var wizard = SignupForm.wizard(
+            form: SignupForm.make(policy: passwordPolicy, strength: estimator), mode: runner.mode,
+            strength: estimator, presets: presets, unreadablePresets: unreadable
         )
         let quiet = quiet
-        let submit = { (submission: Submission) in
-            Self.store(submission, at: location, dryRun: dryRun, waiting: { if !quiet { IO.write($0 + "\n", to: 2) } })
+        let outcome = runner.run(&wizard, intercept: sharedLine?.intercept ?? { $1() }) { form in
+            let submission = SignupForm.submission(from: form, strength: estimator)
+            return Self.store(submission, at: location, dryRun: dryRun, waiting: { if !quiet { IO.write($0 + "\n", to: 2) } })
         }
-
-        let outcome: Outcome
-        if interactive {
-            // NO_COLOR, TERM=dumb and --plain mean no escape sequences at all, libedit's included.
-            let session = TerminalSession(programName: "signup", escapeSequences: conversation.style.color)
-            var talk = conversation
-            talk.output = session.write
-            let ask: (Prompt, Bool) -> WizardInput = { TerminalAnswers.read($0, discardTypeAhead: $1, from: session) }
-            let runner = WizardRunner(ask: sharedLine?.wrap(ask) ?? ask, submit: submit, conversation: talk)
-            outcome = runner.run(&wizard)
-            session.close()
-            TerminalGuard.restore()
-        } else {
-            let answers = ScriptAnswers(input: LineInput(fd: 0), conversation: conversation)
-            let runner = WizardRunner(ask: sharedLine?.wrap(answers.read) ?? answers.read, submit: submit, conversation: conversation)
-            // A script's lines at a terminal (--no-interactive): the terminal echoes nothing for the
-            // whole run, so no line, typed ahead or pasted, is ever shown by it; the email is
-            // echoed by the script protocol itself, a password never.
-            outcome = withEchoOff(0, echoingNewlines: false) { runner.run(&wizard) }
-        }
+        runner.close()
+        if interactive { TerminalGuard.restore() }
         let status = report.show(outcome)
         throw ExitCode(status)
     }
@@ -150,12 +137,12 @@ struct CreateCommand: ParsableCommand {
 
     /// Hashes and stores one submission; a dry run checks the email against an existing database only.
     static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool,
-                      waiting: @escaping @Sendable (String) -> Void = { _ in }) -> SubmitResult {
+                      waiting: @escaping @Sendable (String) -> Void = { _ in }) -> SubmitResult<CreatedAccount> {
         do throws(StoreError) {
             let hash = try PasswordHasher.hash(submission.password)
             if dryRun {
                 let taken = try location.openExisting()?.isTaken(email: submission.email) ?? false
-                return taken ? .emailTaken : .created(id: 0)
+                return taken ? .rejected([SignupForm.emailTaken]) : .succeeded(submission.created(id: 0))
             }
             // A write that takes longer than a moment is waiting for another writer's lock: say so.
             let notice = DispatchWorkItem { waiting("Waiting for the database: another program is writing to it…") }
@@ -167,14 +154,14 @@ struct CreateCommand: ParsableCommand {
                 // reported as created; a signal held back during a write that failed ends the process after it.
                 let account = try location.openForWriting().create(
                     email: submission.email, passwordHash: hash, at: Date(), whenLocked: TerminalGuard.holdSignals)
-                return .created(id: account.id)
+                return .succeeded(submission.created(id: account.id))
             } catch {
                 TerminalGuard.releaseSignals()
                 throw error
             }
         } catch {
             switch error {
-            case .emailTaken: return .emailTaken
+            case .emailTaken: return .rejected([SignupForm.emailTaken])
             case .unavailable(let reason): return .unavailable(reason: reason)
             }
         }

@@ -89,15 +89,13 @@ enum PasswordSource: Equatable {
 /// With the password read from standard input, the one line given at the password's place
 /// answers the confirmation too, as a password file's line does: the confirmation is not asked.
 final class ConfirmationFromPassword {
-    private var password: WizardInput?
+    private var password: WizardInput<CreatedAccount>?
 
-    /// `ask`, except that the confirmation gets the last answer to the password.
-    func wrap(_ ask: @escaping (Prompt, Bool) -> WizardInput) -> (Prompt, Bool) -> WizardInput {
-        { prompt, discardTypeAhead in
-            if prompt.question == .field(SignupForm.confirm), let password = self.password { return password }
-            let input = ask(prompt, discardTypeAhead)
-            if prompt.question == .field(SignupForm.password) { self.password = input }
-            return input
-        }
+    /// Reads as `read` does, except that the confirmation gets the last answer to the password.
+    func intercept(_ prompt: Prompt, _ read: () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> {
+        if prompt.question == .field(SignupForm.confirm), let password { return password }
+        let input = read()
+        if prompt.question == .field(SignupForm.password) { password = input }
+        return input
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SignupCore
+import Terminal
 
 /// Tells how the wizard ended: the result on standard output, errors on standard error,
 /// and the exit code of SPEC 7.
@@ -19,19 +20,20 @@ struct Report {
     /// Shows `outcome` and returns the exit code: ``ExitStatus/unwritable`` when the result could
     /// not be written to standard output (a full disk, a closed pipe), after saying so and, for
     /// a created account, saying on the conversation that it was created.
-    func show(_ outcome: Outcome) -> Int32 {
+    func show(_ outcome: WizardOutcome<CreatedAccount>) -> Int32 {
         let status = write(outcome)
         guard let failure = IO.outputFailure else { return status }
-        if case .created(let email, _, _) = outcome, !(interactive && !stdoutIsTerminal) {
-            conversation.say(conversation.successLine(dryRun ? "Dry run: nothing was saved" : "Account created for \(email)"))
+        if case .succeeded(let account) = outcome, !(interactive && !stdoutIsTerminal) {
+            conversation.say(conversation.successLine(dryRun ? "Dry run: nothing was saved" : "Account created for \(account.email)"))
         }
         conversation.error("the result could not be written to standard output: \(failure)")
         return ExitStatus.unwritable
     }
 
-    private func write(_ outcome: Outcome) -> Int32 {
+    private func write(_ outcome: WizardOutcome<CreatedAccount>) -> Int32 {
         switch outcome {
-        case .created(let email, let id, let strength):
+        case .succeeded(let account):
+            let (email, id, strength) = (account.email, account.id, account.strength)
             // Human lines show the email made visible; JSON carries the real value, escaped the JSON way.
             let shown = VisibleText.of(email)
             // A person whose standard output goes elsewhere still hears that it worked.
@@ -70,7 +72,7 @@ struct Report {
                 emit(object)
             }
             return ExitStatus.incomplete
-        case .storageFailed(let reason):
+        case .unavailable(let reason):
             // At a terminal the reason was shown before "Try again?"; a script hears it here.
             if interactive { conversation.say("Nothing was saved.") } else { conversation.error("the account could not be saved: \(VisibleText.of(reason))") }
             if json { emit([("status", "storage_error"), ("reason", reason)]) }

@@ -134,8 +134,7 @@ import Testing
 
     @Test func theGateRefusesAnInvalidForm() {
         var controller = SubmissionController(form: standardForm())
-        let began = controller.begin()
-        #expect(!began)
+        #expect(controller.begin() == nil)
         guard case .failed(.fields(let errors)) = controller.state else {
             Issue.record("expected field errors, got \(controller.state)")
             return
@@ -145,22 +144,22 @@ import Testing
         #expect(codes(controller.form.visibleErrors(for: "password")) == ["password.required"])  // visible after a submit
     }
 
-    @Test func initialSubmittingSucceeded() {
+    @Test func initialSubmittingSucceeded() throws {
         var controller = SubmissionController(form: filledForm())
         #expect(controller.state == .initial)
-        let began1 = controller.begin()
-        #expect(began1)
+        let started = controller.begin()
+        let attempt = try #require(started)
         #expect(controller.state == .submitting)
-        controller.finish(.success(()))
+        controller.finish(attempt, with: .success(()))
         #expect(controller.state == .succeeded)
     }
 
-    @Test func emailTakenIsPutBackOnTheEmailField() {
+    @Test func emailTakenIsPutBackOnTheEmailField() throws {
         var controller = SubmissionController(form: filledForm())
-        let began2 = controller.begin()
-        #expect(began2)
+        let started = controller.begin()
+        let attempt = try #require(started)
         let taken = FieldError(field: "email", code: "email.taken", message: "An account with this email already exists")
-        controller.finish(.failure(.fields([taken])))
+        controller.finish(attempt, with: .failure(.fields([taken])))
         #expect(controller.state == .failed(.fields([taken])))
         #expect(controller.form.visibleErrors(for: "email") == [taken])
         #expect(controller.fieldToRevisit == "email")
@@ -171,14 +170,13 @@ import Testing
         #expect(controller.state == .initial)
     }
 
-    @Test func storeFailuresKeepTheAnswers() {
+    @Test func storeFailuresKeepTheAnswers() throws {
         var controller = SubmissionController(form: filledForm())
-        let began3 = controller.begin()
-        #expect(began3)
-        controller.finish(.failure(.unavailable(reason: "the disk is full")))
+        let started = controller.begin()
+        let attempt = try #require(started)
+        controller.finish(attempt, with: .failure(.unavailable(reason: "the disk is full")))
         #expect(controller.state == .failed(.unavailable(reason: "the disk is full")))
         #expect(controller.form["email"]?.value == "alice@example.com")
-        let began4 = controller.begin()
-        #expect(began4)
+        #expect(controller.begin() != nil)
     }
 }

@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func strengthUsesTheEmailLocalPartAsAKnownWord() {
-        let rule = Rule.strength(atLeast: .reasonable, estimator: fakeEstimator)
+        let rule = Rule.strength(atLeast: .reasonable, estimator: fakeEstimator, emailField: "email")
         #expect(reasons(rule, "aliceliddell1", RuleContext(values: ["email": "x@example.com"])) == [])
         #expect(reasons(rule, "aliceliddell1", RuleContext(values: ["email": "aliceliddell@example.com"])) == ["tooWeak"])
     }

@@ -1,14 +1,13 @@
 import SignupCore
-import Terminal
 
-/// Answers read from standard input, one line a question (SPEC 6).
+/// Answers read line by line from a script (SPEC 6): one line a question.
 struct ScriptAnswers {
     let input: LineInput
     let conversation: Conversation
 
     /// Writes the prompt, reads a line, echoes it unless it is a secret, ends the line.
-    func read(_ prompt: Prompt, discardTypeAhead: Bool) -> WizardInput {
-        // At a terminal (--no-interactive) echo is off for the whole run (see CreateCommand).
+    func read<Success>(_ prompt: Prompt) -> WizardInput<Success> {
+        // At a terminal (a script's lines typed there) echo is off for the whole run (see TerminalRunner).
         conversation.put(prompt.text)
         let line = input.next()
         // The echo follows the field being answered, never where the line came from; what is
@@ -25,14 +24,14 @@ struct ScriptAnswers {
     }
 }
 
-/// Answers typed at a terminal: libedit for plain lines, masked entry for secrets.
+/// Answers typed at a terminal: line editing for plain lines, masked entry for secrets.
 enum TerminalAnswers {
-    static func read(_ prompt: Prompt, discardTypeAhead: Bool, from session: TerminalSession) -> WizardInput {
+    static func read<Success>(_ prompt: Prompt, discardTypeAhead: Bool, from session: TerminalSession) -> WizardInput<Success> {
         let isField = if case .field = prompt.question { true } else { false }
         if discardTypeAhead { session.discardTypeAhead() }
         let read = prompt.isSecret
             ? session.readSecret(prompt: prompt.text)
-            : session.readLine(prompt: prompt.text, remember: isField, initial: prompt.initial)  // Up recalls emails, not "y" or "1"
+            : session.readLine(prompt: prompt.text, remember: isField, initial: prompt.initial)  // Up recalls answers, not "y" or "1"
         switch read {
         case .unreadable(let problem):
             return .unreadable(problem)

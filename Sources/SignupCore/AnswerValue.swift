@@ -1,0 +1,143 @@
+/// A type a field's answer can be read as, from the one line typed: after swift-argument-parser's
+/// `ExpressibleByArgument`.
+///
+/// `String`, `Int`, `Double` and `Bool` (yes/no) conform; so does any `String`-backed
+/// `CaseIterable` enum that declares `AnswerValue` (a choice among its cases). A line that does
+/// not parse fails with the type's own reason, such as `age.notAWholeNumber`.
+public protocol AnswerValue: Sendable {
+    /// The value a (trimmed) line stands for, or nil when it does not parse.
+    init?(answer: String)
+    /// The line that stands for this value: what an initial value puts on the line to edit.
+    var answerText: String { get }
+    /// The failure of a line that does not parse, such as `notAWholeNumber`.
+    static var notParsed: RuleFailure { get }
+}
+
+extension String: AnswerValue {
+    /// Any line is a text.
+    public init?(answer: String) { self = answer }
+    /// The text itself.
+    public var answerText: String { self }
+    /// Never reported: every line is a text.
+    public static var notParsed: RuleFailure { RuleFailure(reason: "invalid", message: "Enter a text") }
+}
+
+extension Int: AnswerValue {
+    /// Decimal digits with an optional sign: `42`, `-3`, `+7`.
+    public init?(answer: String) {
+        guard let value = Int(answer, radix: 10) else { return nil }
+        self = value
+    }
+    /// The decimal digits.
+    public var answerText: String { String(self) }
+    /// `notAWholeNumber`.
+    public static var notParsed: RuleFailure { RuleFailure(reason: "notAWholeNumber", message: "Enter a whole number, such as 42") }
+}
+
+extension Double: AnswerValue {
+    /// A finite decimal number with `.` as its point: `1.5`, `-2`, `3e2`; never `nan` or `inf`.
+    public init?(answer: String) {
+        guard answer.allSatisfy({ $0.isASCII }), let value = Double(answer), value.isFinite else { return nil }
+        self = value
+    }
+    /// The shortest text that reads back as the same number.
+    public var answerText: String { description }
+    /// `notANumber`.
+    public static var notParsed: RuleFailure { RuleFailure(reason: "notANumber", message: "Enter a number, such as 1.5") }
+}
+
+extension Bool: AnswerValue {
+    /// `y`, `yes`, `true` or `n`, `no`, `false`, in any case.
+    public init?(answer: String) {
+        switch answer.lowercased() {
+        case "y", "yes", "true": self = true
+        case "n", "no", "false": self = false
+        default: return nil
+        }
+    }
+    /// `yes` or `no`.
+    public var answerText: String { self ? "yes" : "no" }
+    /// `notYesOrNo`.
+    public static var notParsed: RuleFailure { RuleFailure(reason: "notYesOrNo", message: "Answer yes or no") }
+}
+
+extension AnswerValue where Self: CaseIterable & RawRepresentable, RawValue == String {
+    /// A case by its raw value (in any case) or by its number in `allCases`, from 1.
+    public init?(answer: String) {
+        let cases = Array(Self.allCases)
+        if let number = Int(answer, radix: 10), cases.indices.contains(number - 1) {
+            self = cases[number - 1]
+            return
+        }
+        guard let match = cases.first(where: { $0.rawValue.lowercased() == answer.lowercased() }) else { return nil }
+        self = match
+    }
+    /// The raw value.
+    public var answerText: String { rawValue }
+    /// `notAChoice`, naming the choices.
+    public static var notParsed: RuleFailure {
+        RuleFailure(reason: "notAChoice", message: "Choose one of: " + Self.allCases.map(\.rawValue).joined(separator: ", "))
+    }
+}
+
+/// The name of a field together with the type of its answer: `FieldKey<Int>("age")`.
+///
+/// Reading or answering through a key checks, at once, that the form has such a field of
+/// that type: a misspelt name stops the program where it is used instead of failing silently.
+public struct FieldKey<Value: AnswerValue>: Sendable, Hashable, CustomStringConvertible {
+    /// The field's name.
+    public let name: String
+
+    /// The key of the field `name`, whose answers are read as `Value`.
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// The field's name.
+    public var description: String { name }
+}
+
+extension Rule {
+    /// Fails with the type's `notParsed` reason when a non-empty value does not read as `Value`.
+    public static func parses<Value: AnswerValue>(as type: Value.Type) -> Rule {
+        Rule { value, _ in
+            value.isEmpty || Value(answer: value) != nil ? [] : [Value.notParsed]
+        }
+    }
+
+    /// A rule on the typed value: fails with `reason` and `message` when `predicate` is false.
+    /// A value that does not read as `Value` is left to ``parses(as:)``; with a `label` it lists that check.
+    public static func typed<Value: AnswerValue>(
+        _ reason: String,
+        message: String,
+        label: String? = nil,
+        referencing: [String] = [],
+        where predicate: @escaping @Sendable (_ value: Value, _ context: RuleContext) -> Bool
+    ) -> Rule {
+        custom(reason, message: message, label: label, referencing: referencing) { text, context in
+            guard let value = Value(answer: text) else { return true }
+            return predicate(value, context)
+        }
+    }
+
+    /// Fails with `outOfRange` unless the value lies in `range` (inclusive).
+    public static func range<Value: AnswerValue & Comparable>(_ range: ClosedRange<Value>, message: String? = nil) -> Rule {
+        let bounds = "\(range.lowerBound.answerText) to \(range.upperBound.answerText)"
+        return typed("outOfRange", message: message ?? "Enter a value from \(bounds)", label: "from \(bounds)") { (value: Value, _) in
+            range.contains(value)
+        }
+    }
+
+    /// Fails with `notAllowed` unless the value is one of `values`.
+    public static func oneOf<Value: AnswerValue & Equatable>(_ values: [Value], message: String? = nil) -> Rule {
+        let listed = values.map(\.answerText).joined(separator: ", ")
+        return typed("notAllowed", message: message ?? "Choose one of: \(listed)", label: "one of \(listed)") { (value: Value, _) in
+            values.contains(value)
+        }
+    }
+
+    /// Fails with `mustBeYes` unless the answer is yes (terms accepted).
+    public static func mustBeTrue(message: String = "Answer yes to go on") -> Rule {
+        typed("mustBeYes", message: message, label: "yes") { (value: Bool, _) in value }
+    }
+}

@@ -1,0 +1,324 @@
+/// A conversation over any form as a state machine: inputs in, effects out.
+///
+/// It holds no terminal, file or clock: the program shows the effects, reads the next line,
+/// and feeds it back with ``handle(_:)``. Tests drive it with scripted inputs. `Success` is
+/// what a successful submit produces (an account's id).
+///
+/// What it derives from the form: fields are asked in order; a person hears a field's errors
+/// at once and is asked it again, a script hears every error in the outcome; fields that depend
+/// on no other are shown at the review and can be changed there (a secret as "set", typed anew);
+/// a dependent field failing with `mismatch` (a confirmation) asks its source again.
+public struct Wizard<Success: Sendable>: Sendable {
+    private enum Step: Sendable, Equatable {
+        case notStarted
+        case asking(Question)
+        case discarding(returnTo: Question)
+        case submitting
+        case finished
+    }
+
+    /// What to show after field `field` is answered (strength, a checklist), given the form.
+    public typealias AfterAnswer = @Sendable (_ field: String, _ form: Form) -> [WizardNote]
+    /// What the review shows for field `field` instead of its value (or "set"); nil to keep that.
+    public typealias ReviewValue = @Sendable (_ field: String, _ form: Form) -> String?
+
+    /// The mode chosen at creation.
+    public let mode: WizardMode
+    /// The words of the conversation.
+    public let texts: WizardTexts
+    private let afterAnswer: AfterAnswer
+    private let reviewValue: ReviewValue
+    private var controller: SubmissionController
+    private var attempt: SubmitAttempt?
+    private var step = Step.notStarted
+    private var personAnswered = false
+    private var reviewExplained = false
+    private var hinted: Set<String> = []
+
+    /// A wizard over `form`. `presets` answer fields before the conversation starts (from
+    /// command-line options, a file); `unreadablePresets` are such answers that could not be read.
+    public init(
+        form: Form,
+        mode: WizardMode,
+        texts: WizardTexts = WizardTexts(),
+        presets: [String: String] = [:],
+        unreadablePresets: [String: InputProblem] = [:],
+        afterAnswer: @escaping AfterAnswer = { _, _ in [] },
+        reviewValue: @escaping ReviewValue = { _, _ in nil }
+    ) {
+        var form = form
+        for field in form.fields {
+            if let value = presets[field.name] { form.answer(field.name, with: value) }
+            if let problem = unreadablePresets[field.name] { form.reject(field.name, with: [.unreadable(problem, field: field.name)]) }
+        }
+        for name in Set(presets.keys).union(unreadablePresets.keys) where form[name] == nil {
+            preconditionFailure("a preset names \(name), which is not a field of this form")
+        }
+        self.mode = mode
+        self.texts = texts
+        self.afterAnswer = afterAnswer
+        self.reviewValue = reviewValue
+        self.controller = SubmissionController(form: form)
+    }
+
+    /// The form with every answer so far.
+    public var form: Form { controller.form }
+
+    /// The fields the review shows and can change, in the order they are numbered: those that depend on no other.
+    public var editableFields: [String] { form.fields.filter(\.dependsOn.isEmpty).map(\.name) }
+
+    /// Starts the conversation: the banner and the first question.
+    public mutating func start() -> [WizardEffect<Success>] {
+        precondition(step == .notStarted, "start() called twice")
+        return (texts.banner.map { [.banner($0)] } ?? []) + next()
+    }
+
+    /// Takes one input and returns what to do about it. An input that fits no question (a
+    /// submit's result when none was asked for, anything after the end) changes nothing.
+    public mutating func handle(_ input: WizardInput<Success>) -> [WizardEffect<Success>] {
+        switch (step, input) {
+        case (.notStarted, _), (.finished, _):
+            return []
+        case (.submitting, .submitted(let result)):
+            return submitted(result)
+        case (.submitting, .interrupt):
+            return finish(.cancelled)
+        case (.submitting, _):
+            return []
+        case (_, .submitted):
+            return []
+        case (.discarding(let question), .answer(let text)):
+            return isYes(text, default: false) ? finish(.cancelled) : [ask(question)]
+        case (.discarding, .unreadable):
+            return [.ask(prompt(for: .discard))]
+        case (.discarding, .interrupt), (.discarding, .endOfInput):
+            return finish(.cancelled)
+        case (.asking(let question), .interrupt):
+            return interrupted(at: question)
+        case (.asking(let question), .endOfInput):
+            return endOfInput(at: question)
+        case (.asking(.field(let name)), .answer(let text)):
+            personAnswered = true
+            // A script's empty line keeps an initial value, as Enter does on the line that shows it.
+            let field = form[name]!
+            let answer = mode == .script && text.isEmpty && !field.isAnswered ? field.initialValue : text
+            controller.update { $0.answer(name, with: answer) }
+            return answered(name)
+        case (.asking(.field(let name)), .unreadable(let problem)):
+            personAnswered = true
+            controller.update { $0.reject(name, with: [.unreadable(problem, field: name)]) }
+            return answered(name)
+        case (.asking(let question), .answer(let text)):
+            return reply(text, to: question)
+        case (.asking(let question), .unreadable):
+            return reply("\u{FFFD}", to: question)
+        }
+    }
+
+    // MARK: - Fields
+
+    private mutating func answered(_ name: String) -> [WizardEffect<Success>] {
+        let errors = form.visibleErrors(for: name)
+        var effects: [WizardEffect<Success>] = afterAnswer(name, form).map { .note($0) }
+        // A script hears every error once, in the outcome; a person hears them at once.
+        guard mode == .interactive else { return effects + next() }
+        if !errors.isEmpty { effects.insert(.errors(errors), at: 0) }
+
+        let field = form[name]!
+        if !field.dependsOn.isEmpty, errors.contains(where: { $0.reason == "mismatch" }) {
+            // The confirmation does not match: its source is typed again, then the confirmation.
+            controller.update { form in field.dependsOn.forEach { form.reset($0) } }
+            return effects + askField(field.dependsOn[0])
+        }
+        if !errors.isEmpty { return effects + askField(name, reasonsShown: true) }
+        return effects + next()
+    }
+
+    /// Asks field `name`. A person asked a field again hears why first: its failing rules come
+    /// before the prompt, whatever made it fail (its own answer, another field it reads, a
+    /// preset that failed its rules, the submit). Before its first prompt comes its hint.
+    private mutating func askField(_ name: String, reasonsShown: Bool = false, initial: String? = nil) -> [WizardEffect<Success>] {
+        let field = form[name]!
+        let errors = form.visibleErrors(for: name)
+        var effects: [WizardEffect<Success>] = []
+        if mode == .interactive, let hint = field.hint, !hinted.contains(name) {
+            hinted.insert(name)
+            effects.append(.hint(hint))
+        }
+        if mode == .interactive && !reasonsShown && !errors.isEmpty { effects.append(.errors(errors)) }
+        let start = initial ?? (field.isSecret || field.isAnswered ? "" : field.initialValue)
+        return effects + [ask(.field(name), initial: start)]
+    }
+
+    /// Asks the next field to answer; when none is left, the review (interactive) or the submit (script).
+    private mutating func next() -> [WizardEffect<Success>] {
+        switch mode {
+        case .interactive:
+            if let name = form.firstFieldNeedingAnswer { return askField(name) }
+            return review()
+        case .script:
+            if let field = form.fields.first(where: { !$0.isAnswered }) { return [ask(.field(field.name))] }
+            return submit()
+        }
+    }
+
+    // MARK: - Review, edit, submit
+
+    private mutating func review() -> [WizardEffect<Success>] {
+        let lines = editableFields.map { name in
+            let field = form[name]!
+            return ReviewLine(label: field.label, value: reviewValue(name, form) ?? (field.isSecret ? texts.secretSet : field.value))
+        }
+        var effects: [WizardEffect<Success>] = [.review(title: texts.reviewTitle, lines: lines)]
+        // The review's question is explained once, the first time, before it is answered.
+        if !reviewExplained { effects.append(.notice(texts.reviewHelp)) }
+        reviewExplained = true
+        return effects + [ask(.review)]
+    }
+
+    private mutating func reply(_ text: String, to question: Question) -> [WizardEffect<Success>] {
+        let answer = text.trimmingSpaces.lowercased()
+        switch question {
+        case .review:
+            switch answer {
+            case "", "y", "yes": return submit()
+            case "n", "no": return finish(.declined)
+            case "e", "edit":
+                let labels = editableFields.map { form[$0]!.label }
+                return [.choices(labels), ask(.pickField)]
+            default: return [.notice(texts.reviewHelp), ask(.review)]
+            }
+        case .pickField:
+            if answer.isEmpty { return review() }
+            let fields = editableFields
+            let chosen = Int(answer).flatMap { (1...fields.count).contains($0) ? fields[$0 - 1] : nil }
+                ?? fields.first { $0 == answer || form[$0]?.label.lowercased() == answer }
+            guard let name = chosen else {
+                return [.notice(texts.pickHelp(fields.count)), ask(.pickField)]
+            }
+            // A text answer is changed from where it is (Enter keeps it); a secret, never shown, is typed anew.
+            if form[name]!.isSecret {
+                controller.update { $0.reset(name) }
+                return askField(name, initial: "")
+            }
+            return askField(name, initial: form[name]!.value)
+        case .retry:
+            switch answer {
+            case "", "y", "yes": return submit()
+            case "n", "no":
+                if case .failed(.unavailable(let reason)) = controller.state { return finish(.unavailable(reason: reason)) }
+                return finish(.unavailable(reason: "it could not be carried out"))
+            default: return [.notice(texts.retryHelp), ask(.retry)]
+            }
+        case .field, .discard:
+            preconditionFailure("answers to \(question) are handled elsewhere")
+        }
+    }
+
+    private mutating func submit() -> [WizardEffect<Success>] {
+        guard let attempt = controller.begin() else {
+            let errors = form.fields.flatMap { form.errors(for: $0.name) }
+            if mode == .script { return finish(.invalid(errors)) }
+            return askField(controller.fieldToRevisit ?? form.fields[0].name)
+        }
+        self.attempt = attempt
+        step = .submitting
+        return [.submit(attempt.form)]
+    }
+
+    private mutating func submitted(_ result: SubmitResult<Success>) -> [WizardEffect<Success>] {
+        guard let attempt else { return [] }
+        self.attempt = nil
+        switch result {
+        case .succeeded(let value):
+            controller.finish(attempt, with: .success(()))
+            return finish(.succeeded(value))
+        case .rejected(let errors):
+            controller.finish(attempt, with: .failure(.fields(errors)))
+            if mode == .script { return finish(.invalid(errors)) }
+            let formErrors: [WizardEffect<Success>] = form.formErrors.isEmpty ? [] : [.errors(form.formErrors)]
+            if let name = controller.fieldToRevisit { return formErrors + askField(name) }
+            return formErrors + review()
+        case .unavailable(let reason):
+            controller.finish(attempt, with: .failure(.unavailable(reason: reason)))
+            if mode == .script { return finish(.unavailable(reason: reason)) }
+            return [.notice(texts.unavailable(reason)), ask(.retry)]
+        }
+    }
+
+    // MARK: - Interrupts and end of input
+
+    private mutating func interrupted(at question: Question) -> [WizardEffect<Success>] {
+        guard mode == .interactive, personAnswered else { return finish(.cancelled) }
+        step = .discarding(returnTo: question)
+        return [.ask(prompt(for: .discard))]
+    }
+
+    private mutating func endOfInput(at question: Question) -> [WizardEffect<Success>] {
+        if mode == .interactive { return interrupted(at: question) }
+        guard case .field(let name) = question else { return finish(.cancelled) }
+        let errors = form.fields.filter(\.isAnswered).flatMap { form.errors(for: $0.name) }
+        return finish(.incomplete(field: name, label: form[name]!.label, errors: errors))
+    }
+
+    private mutating func finish(_ outcome: WizardOutcome<Success>) -> [WizardEffect<Success>] {
+        step = .finished
+        return [.finish(outcome)]
+    }
+
+    // MARK: - Prompts
+
+    private mutating func ask(_ question: Question, initial: String = "") -> WizardEffect<Success> {
+        step = .asking(question)
+        var prompt = prompt(for: question)
+        prompt.initial = initial
+        return .ask(prompt)
+    }
+
+    private func prompt(for question: Question) -> Prompt {
+        switch question {
+        case .field(let name):
+            let field = form[name]!
+            return Prompt(question: question, text: "\(field.label): ", isSecret: field.isSecret)
+        case .review:
+            return Prompt(question: question, text: texts.reviewQuestion, isSecret: false)
+        case .pickField:
+            return Prompt(question: question, text: texts.pickQuestion(editableFields.count), isSecret: false)
+        case .discard:
+            return Prompt(question: question, text: texts.discardQuestion, isSecret: false)
+        case .retry:
+            return Prompt(question: question, text: texts.retryQuestion, isSecret: false)
+        }
+    }
+
+    private func isYes(_ text: String, default value: Bool) -> Bool {
+        switch text.trimmingSpaces.lowercased() {
+        case "y", "yes": true
+        case "": value
+        default: false
+        }
+    }
+}
+
+extension FieldError {
+    /// The error of field `field` whose answer could not be read. These codes name problems of
+    /// the input itself and differ from the rules' codes (`tooLong` is the rule's length limit,
+    /// `invalidCharacter` its control characters), so each code keeps one meaning.
+    public static func unreadable(_ problem: InputProblem, field: String) -> FieldError {
+        switch problem {
+        case .invalidUTF8:
+            FieldError(field: field, code: "\(field).invalidEncoding", message: "This answer is not valid UTF-8 text")
+        case .nulByte:
+            FieldError(field: field, code: "\(field).nulByte", message: "This answer contains a NUL byte")
+        case .tooLong(let limit):
+            FieldError(field: field, code: "\(field).inputTooLong", message: "This answer is longer than \(limit / 1024) KiB")
+        }
+    }
+}
+
+extension String {
+    /// The text without white space at either end.
+    var trimmingSpaces: String {
+        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}

@@ -1,0 +1,148 @@
+import Glibc
+import SignupCore
+
+/// Where and how a wizard talks. The defaults: answers on standard input, the conversation on
+/// standard error, a person when both are terminals, a script otherwise.
+public struct RunnerOptions: Sendable {
+    /// The program's name, for libedit.
+    public var programName: String
+    /// The descriptor answers are read from.
+    public var input: Int32 = 0
+    /// The descriptor the conversation is written to.
+    public var output: Int32 = 2
+    /// A person (true), a script (false), or nil: a person when `input` and `output` are terminals.
+    public var interactive: Bool?
+    /// ASCII only, no colour, no escape sequence at all (`--plain`).
+    public var plain = false
+    /// Only errors and the lines questions need (`--quiet`).
+    public var quiet = false
+    /// `TERM`, `NO_COLOR`, the locale variables and the terminfo folders, by name.
+    public var environment: [String: String]
+
+    /// Options for the program `programName`, reading the process's environment.
+    public init(programName: String, environment: [String: String] = ProcessEnvironment.current()) {
+        self.programName = programName
+        self.environment = environment
+    }
+}
+
+/// The process's environment variables, by name, without Foundation.
+public enum ProcessEnvironment {
+    /// Every variable of the process as it is now.
+    public static func current() -> [String: String] {
+        var variables: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
+            if let equals = text.firstIndex(of: "=") {
+                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            entry += 1
+        }
+        return variables
+    }
+}
+
+/// Runs a ``Wizard`` at a terminal or over a script's lines: shows its effects, reads the
+/// answers (line editing, masked secrets, or one line a question), hands its submits to you
+/// and returns its outcome.
+///
+/// ```swift
+/// TerminalGuard.install()                      // signals restore the terminal; remove with uninstall()
+/// let runner = TerminalRunner(RunnerOptions(programName: "example"))
+/// var wizard = Wizard<Int>(form: form, mode: runner.mode, texts: texts)
+/// let outcome = runner.run(&wizard) { form in .succeeded(save(form)) }
+/// runner.close()
+/// ```
+public final class TerminalRunner {
+    /// Whether a person or a script answers.
+    public let mode: WizardMode
+    /// Where the conversation goes; write your own result lines through it.
+    public private(set) var conversation: Conversation
+    private let options: RunnerOptions
+    private let session: TerminalSession?
+
+    /// Opens the conversation `options` describe: a line-editing session when a person answers.
+    public init(_ options: RunnerOptions) {
+        let interactive = options.interactive ?? (Sys.isTerminal(options.input) && Sys.isTerminal(options.output))
+        self.options = options
+        mode = interactive ? .interactive : .script
+        let style = WizardStyle.detect(interactive: interactive, plain: options.plain, environment: options.environment)
+        var conversation = Conversation(style: style, quiet: options.quiet, fd: options.output)
+        if interactive {
+            // NO_COLOR, a dumb terminal and plain mean no escape sequences at all, libedit's included.
+            let session = TerminalSession(programName: options.programName, escapeSequences: style.color)
+            conversation.output = session.write
+            self.session = session
+        } else {
+            session = nil
+        }
+        self.conversation = conversation
+    }
+
+    /// Runs `wizard` (made with ``mode``) to its end. `submit` receives the form that passed the
+    /// gate and says what became of it; `intercept` may answer a prompt instead of the reader
+    /// (it gets the prompt and the read it replaces).
+    public func run<Success>(
+        _ wizard: inout Wizard<Success>,
+        intercept: (Prompt, () -> WizardInput<Success>) -> WizardInput<Success> = { $1() },
+        submit: (Form) -> SubmitResult<Success>
+    ) -> WizardOutcome<Success> {
+        precondition(wizard.mode == mode, "the wizard was made for another mode than this runner's")
+        if let session {
+            return loop(&wizard, intercept: intercept, submit: submit) { prompt, discard in
+                TerminalAnswers.read(prompt, discardTypeAhead: discard, from: session)
+            }
+        }
+        let answers = ScriptAnswers(input: LineInput(fd: options.input), conversation: conversation)
+        // A script's lines at a terminal: the terminal echoes nothing for the whole run, so no
+        // line, typed ahead or pasted, is ever shown by it; text answers are echoed by the
+        // script protocol itself, a secret never.
+        return withEchoOff(options.input, echoingNewlines: false) {
+            loop(&wizard, intercept: intercept, submit: submit) { prompt, _ in answers.read(prompt) }
+        }
+    }
+
+    /// Ends line editing and puts the terminal back as it was; safe to call twice.
+    public func close() {
+        session?.close()
+    }
+
+    private func loop<Success>(
+        _ wizard: inout Wizard<Success>,
+        intercept: (Prompt, () -> WizardInput<Success>) -> WizardInput<Success>,
+        submit: (Form) -> SubmitResult<Success>,
+        ask: @escaping (Prompt, _ discardTypeAhead: Bool) -> WizardInput<Success>
+    ) -> WizardOutcome<Success> {
+        var pending = wizard.start()
+        // Whether keys typed ahead may answer the next prompt: only when it is the next field
+        // after an accepted answer, with nothing but a note shown in between. After an error, a
+        // review, a notice or any question, what was typed before it was seen is discarded: it
+        // was meant for something else (a password typed after a bad email).
+        var typeAheadMayAnswer = false
+        while !pending.isEmpty {
+            let effect = pending.removeFirst()
+            switch effect {
+            case .ask(let prompt):
+                let isField = if case .field = prompt.question { true } else { false }
+                TerminalGuard.setPromptOpen(!conversation.quiet)  // a fatal signal ends the prompt's line
+                let discard = !(typeAheadMayAnswer && isField)
+                let input = intercept(prompt) { ask(prompt, discard) }
+                TerminalGuard.setPromptOpen(false)
+                typeAheadMayAnswer = isField && { if case .answer = input { true } else { false } }()
+                pending += wizard.handle(input)
+            case .submit(let form):
+                typeAheadMayAnswer = false
+                pending += wizard.handle(.submitted(submit(form)))
+            case .finish(let outcome):
+                return outcome
+            case .note:
+                conversation.show(effect)
+            default:
+                typeAheadMayAnswer = false
+                conversation.show(effect)
+            }
+        }
+        preconditionFailure("the wizard stopped without an outcome")
+    }
+}
