@@ -32,7 +32,7 @@ public enum SignupForm {
                 name: password, label: "Password",
                 rules: passwordRules,
                 isSecret: true, messages: policy.messages,
-                hint: "Password: " + Rule.requirements(of: passwordRules, leavingOut: unhinted),
+                hint: "Password requirements: " + Rule.requirements(of: passwordRules, leavingOut: unhinted),
                 normalize: normalizePassword
             ),
             Field(

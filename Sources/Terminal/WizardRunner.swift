@@ -136,7 +136,8 @@ public final class TerminalRunner {
                 pending += wizard.handle(.submitted(submit(form)))
             case .finish(let outcome):
                 return outcome
-            case .note:
+            case .note, .hint:
+                // Lines about the field just answered or about to be asked: keys typed ahead still answer.
                 conversation.show(effect)
             default:
                 typeAheadMayAnswer = false
