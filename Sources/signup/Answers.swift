@@ -1,5 +1,5 @@
 import SignupCore
-import Terminal
+import WizardTerminal
 
 /// Answers read from standard input, one line a question (SPEC 6).
 struct ScriptAnswers {

@@ -1,5 +1,5 @@
 import SignupCore
-import Terminal
+import WizardTerminal
 
 /// How the conversation looks: symbols or ASCII, colour or none (SPEC 1).
 struct Style: Equatable {

@@ -1,8 +1,9 @@
 import AccountStore
 import ArgumentParser
 import Foundation
+import PasswordStrength
 import SignupCore
-import Terminal
+import WizardTerminal
 
 /// The wizard: asks, checks, reviews and creates the account.
 struct CreateCommand: ParsableCommand {

@@ -2,7 +2,7 @@ import AccountStore
 import ArgumentParser
 import Foundation
 import SignupCore
-import Terminal
+import WizardTerminal
 
 /// `signup verify EMAIL`: whether a password matches, in the same time whether or not the email exists.
 struct VerifyCommand: ParsableCommand {

@@ -1,5 +1,5 @@
 import SignupCore
-import Terminal
+import WizardTerminal
 
 /// Runs the wizard: shows its effects, reads answers, stores the account, and returns the outcome.
 ///
