@@ -119,7 +119,8 @@ struct CreateCommand: ParsableCommand {
         let outcome: Outcome
         if interactive {
             // NO_COLOR, TERM=dumb and --plain mean no escape sequences at all, libedit's included.
-            let session = TerminalSession(programName: "signup", escapeSequences: conversation.style.color)
+            let session = try TerminalStart.session(escapeSequences: conversation.style.color, json: json,
+                                                    hint: "Nothing was saved. Run with --no-interactive to answer line by line.")
             var talk = conversation
             talk.output = session.write
             let ask: (Prompt, Bool) -> WizardInput = { TerminalAnswers.read($0, discardTypeAhead: $1, from: session) }
