@@ -32,6 +32,20 @@ import Testing
                 "\(output)")
     }
 
+    /// Too few descriptors to duplicate the terminal for libedit: said with the system's reason, exit 66.
+    @Test func withNoDescriptorLeftSignupSaysSo() throws {
+        let scratch = try ScratchFolder()
+        let script = #"trap : INT TERM HUP QUIT; (ulimit -n 6; exec "$SIGNUP_BIN" --db "$DB"); echo "status=$?"; stty -a; echo "end-of-stty""#
+        let shell = try PseudoTerminal(executable: "/bin/sh", arguments: ["-c", script], environment: PseudoTerminal.environment([
+            "HOME": scratch.path, "SIGNUP_BIN": signupBinary, "DB": scratch.database, "NO_COLOR": nil,
+        ]))
+        defer { shell.kill(SIGKILL) }
+        try SignalTests.expectRestored(shell, status: 66, "descriptor limit")
+        let output = shell.text(normalizingLineEndings: true)
+        #expect(output.contains("error: cannot start line editing: ") && output.contains("Too many open files\n"), "\(output)")
+        #expect(!output.contains("Email:"), "\(output)")
+    }
+
     /// The same for `signup verify`: said, exit 66, never "Nothing was checked" as if Ctrl-D was typed.
     @Test func whenLineEditingCannotStartVerifySaysSo() throws {
         let scratch = try ScratchFolder()
