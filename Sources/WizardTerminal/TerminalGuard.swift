@@ -145,15 +145,16 @@ public enum TerminalGuard {
 enum GuardState {
     /// Termios storage reached through pointers, so handlers never touch Swift-managed memory.
     struct Storage: @unchecked Sendable {
-        /// Two saved modes: the one in use and the one a newly guarded terminal is written to, so a
-        /// handler never reads a mode being written (``GuardState/guarded`` says which slot).
-        let saved = UnsafeMutablePointer<termios>.allocate(capacity: 2)
+        /// Saved modes as a stack, one slot per nested guard (install, a session, `withEchoOff` inside
+        /// it…): a new one is written above the one in use, so a handler never reads a mode being
+        /// written and an inner guard never overwrites an outer one (``GuardState/guarded`` says which slot).
+        let saved = UnsafeMutablePointer<termios>.allocate(capacity: GuardState.savedSlots)
         let active = UnsafeMutablePointer<termios>.allocate(capacity: 1)
         let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: GuardState.signalSlots)
         let interruptConversation = FixedText()
         let interruptResult = FixedText()
         init() {
-            saved.initialize(repeating: termios(), count: 2)
+            saved.initialize(repeating: termios(), count: GuardState.savedSlots)
             active.initialize(to: termios())
             previous.initialize(repeating: sigaction(), count: GuardState.signalSlots)
         }
@@ -183,7 +184,9 @@ enum GuardState {
 
     static let shared = Storage()
     static let installed = Atomic<Bool>(false)
-    /// The guarded terminal as `descriptor * 2 + slot` of ``Storage/saved``; -1 when none.
+    /// How deep guards may nest; a deeper one leaves the outer terminal guarded.
+    static let savedSlots = 8
+    /// The guarded terminal as `descriptor * savedSlots + slot` of ``Storage/saved``; -1 when none.
     static let guarded = Atomic<Int>(-1)
     /// Where a handler ends a prompt's open line and writes the interrupt conversation.
     static let messageOutput = Atomic<Int32>(2)
@@ -233,11 +236,12 @@ enum GuardState {
     /// handlers write; returns what was guarded before, for ``unguard(_:)``, and the new value.
     static func guardTerminal(_ fd: Int32, mode: termios, output: Int32? = nil) -> (previous: (Int, Int32), current: Int) {
         let before = guarded.load(ordering: .sequentiallyConsistent)
-        let slot = before >= 0 ? 1 - (before & 1) : 0
+        let slot = before >= 0 ? before % savedSlots + 1 : 0
+        let previousOutput = messageOutput.load(ordering: .sequentiallyConsistent)
+        guard slot < savedSlots else { return ((before, previousOutput), before) }
         shared.saved[slot] = mode
-        let token = Int(fd) * 2 + slot
-        let previousOutput = output.map { messageOutput.exchange($0, ordering: .sequentiallyConsistent) }
-            ?? messageOutput.load(ordering: .sequentiallyConsistent)
+        let token = Int(fd) * savedSlots + slot
+        if let output { messageOutput.store(output, ordering: .sequentiallyConsistent) }
         guarded.store(token, ordering: .sequentiallyConsistent)
         return ((before, previousOutput), token)
     }
@@ -252,7 +256,7 @@ enum GuardState {
     static func guardedTerminal() -> (Int32, UnsafeMutablePointer<termios>)? {
         let token = guarded.load(ordering: .sequentiallyConsistent)
         guard token >= 0 else { return nil }
-        return (Int32(token / 2), shared.saved + (token & 1))
+        return (Int32(token / savedSlots), shared.saved + token % savedSlots)
     }
 
     /// Marks the start of a read: from now on SIGINT ends the read instead of the process.

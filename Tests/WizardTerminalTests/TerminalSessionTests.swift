@@ -73,6 +73,21 @@ private final class PseudoTerminalPair {
         #expect(pair.echoes, "the guard put back some other terminal's mode")
     }
 
+    /// `withEchoOff` on a second terminal inside a session: each is restored while it is the one in use.
+    @Test func nestedModeChangesAreEachRestored() throws {
+        let outer = try PseudoTerminalPair(), inner = try PseudoTerminalPair()
+        let session = try TerminalSession(programName: "test", escapeSequences: false, input: outer.slave, output: outer.slave)
+        defer { session.close() }
+        withEchoOff(inner.slave) {
+            #expect(!inner.echoes)
+            TerminalGuard.restore()
+            #expect(inner.echoes, "the inner terminal was not the guarded one")
+        }
+        #expect(!outer.echoes)
+        TerminalGuard.restore()
+        #expect(outer.echoes, "after the inner change ended, the session's terminal was not guarded again")
+    }
+
     @Test func aDescriptorThatIsNotATerminalIsRefused() throws {
         var ends: [Int32] = [-1, -1]
         #expect(pipe(&ends) == 0)
