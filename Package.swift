@@ -14,9 +14,10 @@ let package = Package(
     ],
     dependencies: [
         // Lowest versions the code allows (README, "Library products"), so a consumer that also
-        // uses these packages resolves: argument-parser 1.5.0 is the first whose types compile in
-        // Swift 6 language mode without errors here; GRDB before 7.10.0 does not link on Linux
-        // against a system SQLite built without snapshots (Debian's).
+        // uses these packages resolves: argument-parser 1.5.0 is the first release its changelog
+        // says compiles cleanly in Swift 6 language mode (ours needs Sendable CommandConfiguration,
+        // 1.3.1); GRDB before 7.10.0 does not link on Linux against a system SQLite built without
+        // snapshots (Debian's). Only the versions in Package.resolved are built and tested.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
