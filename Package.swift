@@ -5,14 +5,21 @@ let package = Package(
     name: "signup",
     products: [
         .executable(name: "signup", targets: ["signup"]),
+        // The libraries another program builds on (README, "Library products"). signup-bench is
+        // an executable target only: a benchmark is not something to depend on.
         .library(name: "SignupCore", targets: ["SignupCore"]),
-        // Published so that the fuzz package (Fuzz/) can drive them; the libraries issue names them for good.
-        .library(name: "Terminal", targets: ["Terminal"]),
+        .library(name: "WizardTerminal", targets: ["WizardTerminal"]),
+        .library(name: "PasswordStrength", targets: ["PasswordStrength"]),
         .library(name: "AccountStore", targets: ["AccountStore"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // Lowest versions the code allows (README, "Library products"), so a consumer that also
+        // uses these packages resolves: argument-parser 1.5.0 is the first release its changelog
+        // says compiles cleanly in Swift 6 language mode (ours needs Sendable CommandConfiguration,
+        // 1.3.1); GRDB before 7.10.0 does not link on Linux against a system SQLite built without
+        // snapshots (Debian's). Only the versions in Package.resolved are built and tested.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C libraries, each behind one module map and a shim header.
@@ -25,26 +32,32 @@ let package = Package(
 
         // Pure Swift: rules, fields, forms, policies, the wizard state machine.
         .target(name: "SignupCore"),
-        // The only code that touches termios, signals and libedit.
-        .target(name: "Terminal", dependencies: ["SignupCore", "CLibedit"]),
-        // SQLite through GRDB or PostgreSQL through libpq, Argon2id hashing, zxcvbn strength.
+        // The only code that touches termios, signals and libedit. Not "Terminal": a module name
+        // that generic clashes with other packages' modules in a consumer.
+        .target(name: "WizardTerminal", dependencies: ["SignupCore", "CLibedit"]),
+        // zxcvbn behind the core's `StrengthEstimator` seam, usable without the store.
+        .target(name: "PasswordStrength", dependencies: ["SignupCore", "CZxcvbn"]),
+        // SQLite through GRDB or PostgreSQL through libpq, Argon2id hashing.
         .target(
             name: "AccountStore",
-            dependencies: ["SignupCore", "CArgon2", "CZxcvbn", "CLibpq", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["SignupCore", "CArgon2", "CLibpq", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "signup",
             dependencies: [
-                "SignupCore", "Terminal", "AccountStore", "CSystem",
+                "SignupCore", "WizardTerminal", "PasswordStrength", "AccountStore", "CSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Prints medians for scripts/bench; not a test, and not a product: SwiftPM still builds
         // it by name (`swift build --product signup-bench`) as the root package's executable.
-        .executableTarget(name: "signup-bench", dependencies: ["SignupCore", "AccountStore"]),
+        .executableTarget(name: "signup-bench", dependencies: ["SignupCore", "AccountStore", "PasswordStrength"]),
 
         .testTarget(name: "SignupCoreTests", dependencies: ["SignupCore"], resources: [.copy("Resources")]),
         .testTarget(name: "AccountStoreTests", dependencies: ["AccountStore", "SignupCore"]),
+        .testTarget(name: "PasswordStrengthTests", dependencies: ["PasswordStrength", "SignupCore"]),
+        // The terminal library in this process: real pseudo-terminals, the signal actions it changes.
+        .testTarget(name: "WizardTerminalTests", dependencies: ["WizardTerminal"]),
         // Run the built binary: through pipes (CLITests) and in a pseudo-terminal (TranscriptTests).
         .testTarget(name: "CLITests", dependencies: ["signup"]),
         .testTarget(name: "TranscriptTests", dependencies: ["signup"], resources: [.copy("Transcripts")]),

@@ -9,8 +9,8 @@ import PackageDescription
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
 let signup = root.lastPathComponent
 let core = Target.Dependency.product(name: "SignupCore", package: signup)
-let terminal = Target.Dependency.product(name: "Terminal", package: signup)
-// AccountStore also holds the zxcvbn estimator the password targets use.
+let terminal = Target.Dependency.product(name: "WizardTerminal", package: signup)
+let strength = Target.Dependency.product(name: "PasswordStrength", package: signup)
 let store = Target.Dependency.product(name: "AccountStore", package: signup)
 
 let package = Package(
@@ -21,9 +21,9 @@ let package = Package(
         .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"]),
         .executableTarget(name: "FuzzLineInput", dependencies: ["FuzzSupport", core, terminal]),
         .executableTarget(name: "FuzzEmail", dependencies: ["FuzzSupport", core, store]),
-        .executableTarget(name: "FuzzPassword", dependencies: ["FuzzSupport", core, store]),
+        .executableTarget(name: "FuzzPassword", dependencies: ["FuzzSupport", core, strength]),
         .executableTarget(name: "FuzzPolicyFile", dependencies: ["FuzzSupport", core]),
-        .executableTarget(name: "FuzzWizard", dependencies: ["FuzzSupport", core, store]),
+        .executableTarget(name: "FuzzWizard", dependencies: ["FuzzSupport", core, strength]),
         .executableTarget(name: "FuzzStore", dependencies: ["FuzzSupport", store]),
     ]
 )

@@ -1,5 +1,6 @@
 import AccountStore
 import Foundation
+import PasswordStrength
 import SignupCore
 
 // Prints the cost of validating one answer per field, with a reference measured in the

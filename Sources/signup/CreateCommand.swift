@@ -1,8 +1,9 @@
 import AccountStore
 import ArgumentParser
 import Foundation
+import PasswordStrength
 import SignupCore
-import Terminal
+import WizardTerminal
 
 /// The wizard: asks, checks, reviews and creates the account.
 struct CreateCommand: ParsableCommand {
@@ -109,7 +110,7 @@ struct CreateCommand: ParsableCommand {
 
         let estimator = StrengthEstimator.zxcvbn
         options.interactive = interactive
-        let runner = TerminalRunner(options)
+        let runner = try TerminalStart.runner(options, json: json, hint: "Nothing was saved. Run with --no-interactive to answer line by line.")
         var wizard = SignupForm.wizard(
             form: SignupForm.make(policy: passwordPolicy, strength: estimator), mode: runner.mode,
             strength: estimator, presets: presets, unreadablePresets: unreadable

@@ -1,6 +1,6 @@
 import CSystem
 import Glibc
-import Terminal
+import WizardTerminal
 
 /// `SIGNUP_PASSWORD`, read once at start-up as raw bytes, then scrubbed (SPEC 6 and 10).
 enum EnvironmentPassword {

@@ -1,6 +1,6 @@
 import Glibc
 import SignupCore
-import Terminal
+import WizardTerminal
 
 /// Where the password comes from, decided once before the conversation starts (SPEC 6).
 enum PasswordSource: Equatable {

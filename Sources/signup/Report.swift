@@ -1,6 +1,6 @@
 import Foundation
 import SignupCore
-import Terminal
+import WizardTerminal
 
 /// Tells how the wizard ended: the result on standard output, errors on standard error,
 /// and the exit code of SPEC 7.

@@ -2,7 +2,7 @@ import AccountStore
 import ArgumentParser
 import Foundation
 import SignupCore
-import Terminal
+import WizardTerminal
 
 /// `signup verify EMAIL`: whether a password matches, in the same time whether or not the email exists.
 struct VerifyCommand: ParsableCommand {
@@ -25,9 +25,9 @@ struct VerifyCommand: ParsableCommand {
             TerminalGuard.install()
             TerminalGuard.prepareInterruptReport(conversation: "Nothing was checked.\n", result: "")
             let environment = ProcessInfo.processInfo.environment
-            let session = TerminalSession(
-                programName: "signup",
-                escapeSequences: TerminalCapabilities.knowsTerminal(environment: environment) && (environment["NO_COLOR"] ?? "").isEmpty
+            let session = try TerminalStart.session(
+                escapeSequences: TerminalCapabilities.knowsTerminal(environment: environment) && (environment["NO_COLOR"] ?? "").isEmpty,
+                hint: "Nothing was checked. Give the password on standard input instead."
             )
             // The prompt names the account, as the person typed it (made visible: it is outside text).
             // Keys typed before it appeared are not its answer (as at the wizard's first prompt).

@@ -13,7 +13,7 @@
 import FuzzSupport
 import Glibc
 import SignupCore
-import Terminal
+import WizardTerminal
 
 @main
 enum FuzzLineInput {

@@ -9,9 +9,9 @@
 // of what was typed and its NFC and NFKC agree (what other software will hash), holds no
 // control or invisible character, has the policy's length and classes, is at least as
 // strong as required, and under nist is not common and does not hold the email's local part.
-import AccountStore
 import Foundation
 import FuzzSupport
+import PasswordStrength
 import SignupCore
 
 @main

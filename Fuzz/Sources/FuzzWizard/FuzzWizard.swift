@@ -15,9 +15,9 @@
 // "created" only after the store said so; end of input is Ctrl-C at a terminal and makes a
 // script incomplete at the field it was asking; input that ends reaches an outcome within
 // a few steps, and nothing happens after the outcome.
-import AccountStore
 import Foundation
 import FuzzSupport
+import PasswordStrength
 import SignupCore
 
 @main

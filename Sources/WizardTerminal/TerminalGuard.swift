@@ -3,7 +3,13 @@ import Synchronization
 
 /// Puts the terminal back the way it was on every way out: normal exit, signals, stop and continue, crashes.
 ///
-/// `install()` saves the mode of standard input, then:
+/// Nothing is installed by itself: a program calls `install()` once, before it changes a terminal
+/// mode (a `TerminalSession`, `withEchoOff`), and may call `uninstall()` when it is done.
+/// The terminal it puts back is the one in use: standard input's from `install()`, and while a
+/// `TerminalSession` is open, that session's input descriptor (`/dev/tty` included) with the mode
+/// it found there; lines a signal ends go to that session's output.
+///
+/// `install()` saves the mode of standard input when it is a terminal, then:
 /// - every signal whose default action ends the process (SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
 ///   SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGSTKFLT, SIGPWR, SIGSYS, the
 ///   real-time signals…) and that nobody else handles or ignores restores it, ends the line a
@@ -19,12 +25,14 @@ import Synchronization
 /// - SIGTSTP (Ctrl-Z) restores it and stops; on continue it re-applies the mode that was
 ///   active (a password prompt stays masked) and the session redraws its prompt.
 public enum TerminalGuard {
-    /// Saves the terminal mode of standard input and installs the handlers; later calls do nothing.
+    /// Saves the terminal mode of standard input and installs the handlers; later calls do nothing until `uninstall()`.
     public static func install() {
         guard !GuardState.installed.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let state = GuardState.prepare()  // lazy statics initialised before any handler can run
-        if SignalSafe.getMode(0, state.saved) {
-            GuardState.hasSaved.store(true, ordering: .sequentiallyConsistent)
+        GuardState.changed.store(0, ordering: .sequentiallyConsistent)
+        if let mode = try? Sys.terminalMode(0) {
+            let token = GuardState.guardTerminal(0, mode: mode, output: 2).current
+            GuardState.installToken.store(token, ordering: .sequentiallyConsistent)
         }
         if let pipe = try? Sys.makePipe() {
             GuardState.wakeRead.store(pipe.read, ordering: .sequentiallyConsistent)
@@ -40,37 +48,67 @@ public enum TerminalGuard {
             // Leave alone a signal another part of the program ignores (SIGPIPE) or handles;
             // glibc's own real-time signals refuse to be changed.
             guard SignalSafe.hasDefaultAction(sig) else { continue }
-            SignalSafe.setHandler(sig, onFatalSignal, flags: restart)
+            GuardState.setHandler(sig, onFatalSignal, flags: restart)
         }
         // A SIGINT or SIGTSTP the parent ignores stays ignored: a non-interactive shell starts
         // background jobs with SIGINT ignored, so a Ctrl-C meant for another program (or
         // `trap '' INT`) must not cancel this one.
         let handlesInterrupt = SignalSafe.hasDefaultAction(SIGINT)
         let handlesStop = SignalSafe.hasDefaultAction(SIGTSTP)
-        if handlesInterrupt { SignalSafe.setHandler(SIGINT, onInterrupt, flags: restart) }
-        if handlesStop { SignalSafe.setHandler(SIGTSTP, onStop, flags: restart) }
-        SignalSafe.setHandler(SIGCONT, onContinue, flags: restart)
-        SignalSafe.setHandler(SIGWINCH, onResize, flags: restart)
+        if handlesInterrupt { GuardState.setHandler(SIGINT, onInterrupt, flags: restart) }
+        if handlesStop { GuardState.setHandler(SIGTSTP, onStop, flags: restart) }
+        GuardState.setHandler(SIGCONT, onContinue, flags: restart)
+        GuardState.setHandler(SIGWINCH, onResize, flags: restart)
         let chain = SignalSafe.environmentHas("SWIFT_BACKTRACE")
         GuardState.chainCrashes.store(chain, ordering: .sequentiallyConsistent)
         for sig in crashes {
             SignalSafe.setInfoHandler(sig, onCrash, flags: restart | Int32(truncatingIfNeeded: SA_ONSTACK),
                                       previous: state.previous + Int(sig))
+            GuardState.markChanged(sig)
         }
         // A parent may have left signals blocked (a test runner, a service manager): then Ctrl-C
         // would wait for ever and a SIGTERM would not restore anything. What is handled here is
-        // let through.
-        for sig in [SIGTERM, SIGHUP, SIGQUIT, SIGCONT, SIGWINCH] { SignalSafe.unblock(sig) }
-        if handlesInterrupt { SignalSafe.unblock(SIGINT) }
-        if handlesStop { SignalSafe.unblock(SIGTSTP) }
+        // let through (and blocked again by `uninstall()`).
+        var letThrough = [SIGTERM, SIGHUP, SIGQUIT, SIGCONT, SIGWINCH]
+        if handlesInterrupt { letThrough.append(SIGINT) }
+        if handlesStop { letThrough.append(SIGTSTP) }
+        var wereBlocked: UInt64 = 0
+        for sig in letThrough where Sys.isBlocked(sig) { wereBlocked |= GuardState.bit(sig) }
+        GuardState.reblock.store(wereBlocked, ordering: .sequentiallyConsistent)
+        for sig in letThrough { SignalSafe.unblock(sig) }
     }
 
-    /// What a SIGINT that ends the process outside a read writes first: `conversation` to standard
-    /// error, `result` to standard output (both may be empty). A script, or a person waiting
-    /// while the password is hashed, still hears that nothing was saved, and `--json` still gets
-    /// `{"status":"cancelled"}`. Each text is cut to 1 KiB.
+    /// Puts back every signal action `install()` replaced and the signals it unblocked, and closes its
+    /// wake-up pipe; does nothing when not installed. Call it when no `TerminalSession` is reading.
+    ///
+    /// A signal that arrives afterwards is handled as it was before `install()`; the terminal is no longer
+    /// restored by it. `install()` may be called again.
+    public static func uninstall() {
+        guard GuardState.installed.load(ordering: .sequentiallyConsistent) else { return }
+        let changed = GuardState.changed.exchange(0, ordering: .sequentiallyConsistent)
+        for sig in 1..<Int32(GuardState.signalSlots) where changed & GuardState.bit(sig) != 0 {
+            SignalSafe.reinstall(sig, GuardState.shared.previous + Int(sig))
+        }
+        let reblock = GuardState.reblock.exchange(0, ordering: .sequentiallyConsistent)
+        for sig in 1..<Int32(GuardState.signalSlots) where reblock & GuardState.bit(sig) != 0 { Sys.block(sig) }
+        Sys.close(GuardState.wakeWrite.exchange(-1, ordering: .sequentiallyConsistent))
+        Sys.close(GuardState.wakeRead.exchange(-1, ordering: .sequentiallyConsistent))
+        // The terminal `install()` saved is no longer guarded (a session still open keeps its own).
+        let token = GuardState.installToken.exchange(-1, ordering: .sequentiallyConsistent)
+        if token >= 0 { _ = GuardState.guarded.compareExchange(expected: token, desired: -1, ordering: .sequentiallyConsistent) }
+        GuardState.installed.store(false, ordering: .sequentiallyConsistent)
+    }
+
+    /// Whether the handlers are installed now.
+    public static var isInstalled: Bool { GuardState.installed.load(ordering: .sequentiallyConsistent) }
+
+    /// Sets what a SIGINT that ends the process outside a read writes first, once `install()` ran.
+    ///
+    /// `conversation` goes to the open session's output (standard error when none), `result` to
+    /// standard output (both may be empty). A script, or a person waiting while the password is
+    /// hashed, still hears that nothing was saved, and `--json` still gets `{"status":"cancelled"}`.
+    /// Each text is cut to 1 KiB. It does not install anything itself.
     public static func prepareInterruptReport(conversation: String, result: String) {
-        install()
         GuardState.shared.interruptConversation.set(conversation)
         GuardState.shared.interruptResult.set(result)
     }
@@ -96,10 +134,10 @@ public enum TerminalGuard {
         dieBySignal(sig)
     }
 
-    /// Puts back the terminal mode saved by `install()`; safe to call at any time, any number of times.
+    /// Puts back the saved mode of the guarded terminal (see the type's summary); safe to call at any time, any number of times.
     public static func restore() {
-        guard GuardState.hasSaved.load(ordering: .sequentiallyConsistent) else { return }
-        SignalSafe.setMode(0, GuardState.shared.saved)
+        guard let (fd, mode) = GuardState.guardedTerminal() else { return }
+        SignalSafe.setMode(fd, mode)
     }
 }
 
@@ -107,13 +145,16 @@ public enum TerminalGuard {
 enum GuardState {
     /// Termios storage reached through pointers, so handlers never touch Swift-managed memory.
     struct Storage: @unchecked Sendable {
-        let saved = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+        /// Saved modes as a stack, one slot per nested guard (install, a session, `withEchoOff` inside
+        /// it…): a new one is written above the one in use, so a handler never reads a mode being
+        /// written and an inner guard never overwrites an outer one (``GuardState/guarded`` says which slot).
+        let saved = UnsafeMutablePointer<termios>.allocate(capacity: GuardState.savedSlots)
         let active = UnsafeMutablePointer<termios>.allocate(capacity: 1)
         let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: GuardState.signalSlots)
         let interruptConversation = FixedText()
         let interruptResult = FixedText()
         init() {
-            saved.initialize(to: termios())
+            saved.initialize(repeating: termios(), count: GuardState.savedSlots)
             active.initialize(to: termios())
             previous.initialize(repeating: sigaction(), count: GuardState.signalSlots)
         }
@@ -143,7 +184,18 @@ enum GuardState {
 
     static let shared = Storage()
     static let installed = Atomic<Bool>(false)
-    static let hasSaved = Atomic<Bool>(false)
+    /// How deep guards may nest; a deeper one leaves the outer terminal guarded.
+    static let savedSlots = 8
+    /// The guarded terminal as `descriptor * savedSlots + slot` of ``Storage/saved``; -1 when none.
+    static let guarded = Atomic<Int>(-1)
+    /// Where a handler ends a prompt's open line and writes the interrupt conversation.
+    static let messageOutput = Atomic<Int32>(2)
+    /// The value of ``guarded`` that `install()` set, so `uninstall()` clears only its own.
+    static let installToken = Atomic<Int>(-1)
+    /// Signals whose action `install()` replaced (bit `sig - 1`); their old actions are in ``Storage/previous``.
+    static let changed = Atomic<UInt64>(0)
+    /// Signals that were blocked before `install()` let them through.
+    static let reblock = Atomic<UInt64>(0)
     static let reading = Atomic<Bool>(false)
     static let holding = Atomic<Bool>(false)
     static let heldSignal = Atomic<Int32>(0)
@@ -157,12 +209,54 @@ enum GuardState {
 
     /// Initialises every lazy static now: a handler must never be the first to touch one.
     static func prepare() -> Storage {
-        _ = (hasSaved.load(ordering: .relaxed), reading.load(ordering: .relaxed))
+        _ = (guarded.load(ordering: .relaxed), messageOutput.load(ordering: .relaxed), reading.load(ordering: .relaxed))
+        _ = (installToken.load(ordering: .relaxed), changed.load(ordering: .relaxed), reblock.load(ordering: .relaxed))
         _ = (holding.load(ordering: .relaxed), heldSignal.load(ordering: .relaxed))
         _ = (interruptPending.load(ordering: .relaxed), resumed.load(ordering: .relaxed))
         _ = (resized.load(ordering: .relaxed), wakeRead.load(ordering: .relaxed), wakeWrite.load(ordering: .relaxed))
         _ = (promptOpen.load(ordering: .relaxed), chainCrashes.load(ordering: .relaxed))
         return shared
+    }
+
+    /// The bit of `sig` in ``changed`` and ``reblock``.
+    static func bit(_ sig: Int32) -> UInt64 { 1 << UInt64(sig - 1) }
+
+    /// Records that `sig`'s action was replaced, its old action being in ``Storage/previous``.
+    static func markChanged(_ sig: Int32) {
+        _ = changed.bitwiseOr(bit(sig), ordering: .sequentiallyConsistent)
+    }
+
+    /// Installs `handler` for `sig`, keeping the action it replaces for `uninstall()`.
+    static func setHandler(_ sig: Int32, _ handler: @convention(c) (Int32) -> Void, flags: Int32) {
+        SignalSafe.setHandler(sig, handler, flags: flags, previous: shared.previous + Int(sig))
+        markChanged(sig)
+    }
+
+    /// Makes `fd` (whose mode to put back is `mode`) the guarded terminal and `output` (nil: unchanged) where
+    /// handlers write; returns what was guarded before, for ``unguard(_:)``, and the new value.
+    static func guardTerminal(_ fd: Int32, mode: termios, output: Int32? = nil) -> (previous: (Int, Int32), current: Int) {
+        let before = guarded.load(ordering: .sequentiallyConsistent)
+        let slot = before >= 0 ? before % savedSlots + 1 : 0
+        let previousOutput = messageOutput.load(ordering: .sequentiallyConsistent)
+        guard slot < savedSlots else { return ((before, previousOutput), before) }
+        shared.saved[slot] = mode
+        let token = Int(fd) * savedSlots + slot
+        if let output { messageOutput.store(output, ordering: .sequentiallyConsistent) }
+        guarded.store(token, ordering: .sequentiallyConsistent)
+        return ((before, previousOutput), token)
+    }
+
+    /// Puts back what ``guardTerminal(_:mode:output:)`` replaced.
+    static func unguard(_ previous: (Int, Int32)) {
+        guarded.store(previous.0, ordering: .sequentiallyConsistent)
+        messageOutput.store(previous.1, ordering: .sequentiallyConsistent)
+    }
+
+    /// The guarded terminal's descriptor and saved mode; async-signal-safe.
+    static func guardedTerminal() -> (Int32, UnsafeMutablePointer<termios>)? {
+        let token = guarded.load(ordering: .sequentiallyConsistent)
+        guard token >= 0 else { return nil }
+        return (Int32(token / savedSlots), shared.saved + token % savedSlots)
     }
 
     /// Marks the start of a read: from now on SIGINT ends the read instead of the process.
@@ -198,15 +292,15 @@ enum GuardState {
     /// Puts back the mode saved at install and throws away type-ahead, which would otherwise
     /// reach the shell (a password typed too late, echoed there or run as a command).
     static func restoreSaved() {
-        guard hasSaved.load(ordering: .relaxed) else { return }
-        SignalSafe.discardInput(0)
-        SignalSafe.setMode(0, shared.saved)
+        guard let (fd, mode) = guardedTerminal() else { return }
+        SignalSafe.discardInput(fd)
+        SignalSafe.setMode(fd, mode)
     }
 
     /// Ends a prompt's line, so the shell's "Terminated" does not land after "Email: ".
     static func endOpenLine() {
         if reading.load(ordering: .relaxed) || promptOpen.load(ordering: .relaxed) {
-            SignalSafe.write(2, "\n")
+            SignalSafe.write(messageOutput.load(ordering: .relaxed), "\n")
             promptOpen.store(false, ordering: .relaxed)
         }
     }
@@ -217,7 +311,7 @@ private func dieBySignal(_ sig: Int32) {
     GuardState.restoreSaved()
     GuardState.endOpenLine()
     if sig == SIGINT {
-        GuardState.shared.interruptConversation.write(to: 2)
+        GuardState.shared.interruptConversation.write(to: GuardState.messageOutput.load(ordering: .relaxed))
         GuardState.shared.interruptResult.write(to: 1)
     }
     SignalSafe.setHandler(sig, nil, flags: 0)
@@ -246,13 +340,17 @@ private func onInterrupt(_ sig: Int32) {
 private func onStop(_ sig: Int32) {
     let savedErrno = SignalSafe.savedErrno
     let state = GuardState.shared
-    let haveMode = GuardState.hasSaved.load(ordering: .relaxed) && SignalSafe.getMode(0, state.active)
-    if haveMode { SignalSafe.setMode(0, state.saved) }
+    let terminal = GuardState.guardedTerminal()
+    var haveMode = false
+    if let (fd, saved) = terminal, SignalSafe.getMode(fd, state.active) {
+        haveMode = true
+        SignalSafe.setMode(fd, saved)
+    }
     SignalSafe.setHandler(SIGTSTP, nil, flags: 0)
     SignalSafe.raiseSignal(SIGTSTP)
     SignalSafe.unblock(SIGTSTP)  // the process stops here until SIGCONT
     SignalSafe.setHandler(SIGTSTP, onStop, flags: SA_RESTART)
-    if haveMode { SignalSafe.setMode(0, state.active) }
+    if haveMode, let (fd, _) = terminal { SignalSafe.setMode(fd, state.active) }
     GuardState.resumed.store(true, ordering: .sequentiallyConsistent)
     GuardState.wake()
     SignalSafe.savedErrno = savedErrno

@@ -16,16 +16,50 @@ public enum LineRead: Sendable, Equatable {
     case unreadable(InputProblem)
 }
 
-/// An interactive session on standard input and standard error, both terminals.
+/// Why a ``TerminalSession`` could not start; its `description` is a sentence to show after "cannot start line editing: ".
+public enum TerminalError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The input or output descriptor given is not a terminal.
+    case notATerminal(descriptor: Int32)
+    /// `/dev/tty` could not be opened: the process has no controlling terminal; `reason` is the system's.
+    case noControllingTerminal(reason: String)
+    /// A system call the session needs failed (too many open files, …): its name and the system's reason.
+    case systemCallFailed(call: String, reason: String)
+    /// libedit's `el_init` returned no editor (it fails only when memory runs out).
+    case editorUnavailable
+
+    /// The reason in words, for a message such as "error: cannot start line editing: …".
+    public var description: String {
+        switch self {
+        case .notATerminal(let fd): "descriptor \(fd) is not a terminal"
+        case .noControllingTerminal(let reason): "no controlling terminal (/dev/tty: \(reason))"
+        case .systemCallFailed(let call, let reason): "\(call): \(reason)"
+        case .editorUnavailable: "libedit could not start an editor (el_init failed)"
+        }
+    }
+
+    init(_ error: SystemError) {
+        self = .systemCallFailed(call: error.call, reason: String(cString: strerror(error.code)))
+    }
+}
+
+/// An interactive session on a terminal: by default standard input, with the conversation on standard error.
 ///
 /// The conversation goes to standard error, so `signup --json | jq .` stays interactive.
-/// Create it only when `isTerminal(0) && isTerminal(2)`; call `TerminalGuard.install()`
-/// first (`init` installs it if that was not done). One session at a time.
+/// ``controllingTerminal(programName:escapeSequences:)`` opens `/dev/tty` instead, for a program
+/// whose standard input is a pipe (`cat answers | tool`). Call `TerminalGuard.install()` first:
+/// a session does not install signal handling itself, and without it a signal leaves the terminal
+/// in the session's mode. One session at a time.
 /// A prompt is one line; wrap invisible escape sequences (colour) in `\u{1}` … `\u{1}`.
 public final class TerminalSession {
     /// Lines longer than this many UTF-8 bytes are returned cut to just over it.
     public static let maximumLineBytes = LineSource.maximumLineBytes
 
+    /// The descriptor keys are read from.
+    public let input: Int32
+    /// The descriptor prompts, echo and ``write(_:)`` go to.
+    public let output: Int32
+    /// A descriptor this session opened (`/dev/tty`) and closes in ``close()``; -1 for none.
+    private let owned: Int32
     private let source: LineSource
     private var editor: EditLineHandle?
     /// The editor of the no-escape mode, in place of libedit (whose dumb mode garbles a line that wraps).
@@ -33,43 +67,79 @@ public final class TerminalSession {
     private var history: HistoryHandle?
     private var inputStream: UnsafeMutablePointer<FILE>?
     private var outputStream: UnsafeMutablePointer<FILE>?
-    private let initialMode: termios?
+    private let initialMode: termios
     /// The mode kept for the whole session, between lines too: no echo, no kernel line editing.
-    private let sessionMode: termios?
+    private let sessionMode: termios
+    /// What `TerminalGuard` guarded before this session, put back at ``close()``.
+    private let guardedBefore: (Int, Int32)
     private var closed = false
 
-    /// Opens an editor on standard input with standard error as its output (emacs keys, an in-memory history).
+    /// Opens an editor on `input`, drawing on `output` (emacs keys, an in-memory history); both must be terminals.
     ///
     /// Sets a UTF-8 character locale first. Without `escapeSequences` (`NO_COLOR`, `--plain`,
     /// `TERM` dumb, unset or unknown) lines are edited by `ScrollingLineEditor` instead: the
     /// same keys, one row that scrolls sideways and never wraps, redrawn with only `\r`, `\b`
-    /// and spaces.
-    public init(programName: String, escapeSequences: Bool = true) {
+    /// and spaces. The descriptors stay the caller's: ``close()`` does not close them.
+    /// Throws ``TerminalError`` instead of starting a session that could only read end of input.
+    public convenience init(programName: String, escapeSequences: Bool = true, input: Int32 = 0, output: Int32 = 2)
+    throws(TerminalError) {
+        try self.init(programName: programName, escapeSequences: escapeSequences, input: input, output: output, owned: -1)
+    }
+
+    /// Opens a session on the controlling terminal (`/dev/tty`, read and written), whatever standard input and output are.
+    ///
+    /// For `cat file | tool` or `tool > file`: the person at the terminal still answers. The
+    /// descriptor is opened `O_RDWR | O_NOCTTY | O_CLOEXEC` and closed by ``close()``.
+    /// Throws ``TerminalError/noControllingTerminal(reason:)`` when there is none (a cron job, a service).
+    public static func controllingTerminal(programName: String, escapeSequences: Bool = true) throws(TerminalError) -> TerminalSession {
+        let fd: Int32
+        do {
+            fd = try Sys.openTerminal("/dev/tty")
+        } catch {
+            throw .noControllingTerminal(reason: String(cString: strerror(error.code)))
+        }
+        do {
+            return try TerminalSession(programName: programName, escapeSequences: escapeSequences, input: fd, output: fd, owned: fd)
+        } catch {
+            Sys.close(fd)
+            throw error
+        }
+    }
+
+    private init(programName: String, escapeSequences: Bool, input: Int32, output: Int32, owned: Int32) throws(TerminalError) {
+        for fd in [input, output] where !Sys.isTerminal(fd) { throw .notATerminal(descriptor: fd) }
+        let initialMode: termios
+        do { initialMode = try Sys.terminalMode(input) } catch { throw TerminalError(error) }
         TerminalLocale.ensureUTF8()
-        TerminalGuard.install()
-        initialMode = try? Sys.terminalMode(0)
-        sessionMode = initialMode.map(Self.quiet)
-        source = LineSource(input: 0, output: 2)
+        // Everything that can fail comes first: once the mode below is set, the session exists.
+        var editor: EditLineHandle?
+        var streams: (input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>)?
+        let source = LineSource(input: input, output: output)
+        if escapeSequences {
+            let opened = try Self.openEditor(programName: programName, input: input, output: output)
+            editor = opened.editor
+            streams = (opened.input, opened.output)
+        }
+        self.input = input
+        self.output = output
+        self.owned = owned
+        self.source = source
+        self.initialMode = initialMode
+        sessionMode = Self.quiet(initialMode)
+        inputStream = streams?.input
+        outputStream = streams?.output
+        // Signals that end the process now put back this terminal's mode, not standard input's.
+        guardedBefore = GuardState.guardTerminal(input, mode: initialMode, output: output).previous
         // From now until `close()`, keys typed ahead are never echoed by the terminal: not
         // between two prompts, not while the program works (a password typed too early stays
         // unseen, and is read or discarded).
-        if let sessionMode { try? Sys.setTerminalMode(0, sessionMode) }
-        // Duplicates, so closing the streams never closes descriptors 0 and 2.
-        let inputStream = (try? Sys.duplicate(0)).flatMap { try? Sys.openStream($0, mode: "r") }
-        let outputStream = (try? Sys.duplicate(2)).flatMap { try? Sys.openStream($0, mode: "w") }
-        self.inputStream = inputStream
-        self.outputStream = outputStream
-        guard escapeSequences else {
-            let scrolling = ScrollingLineEditor(output: 2)
+        try? Sys.setTerminalMode(input, sessionMode)
+        guard let editor else {
+            let scrolling = ScrollingLineEditor(output: output)
             source.editor = scrolling
             self.scrolling = scrolling
             return
         }
-        guard let inputStream, let outputStream, let quiet = try? Sys.openNullStream() else { return }
-        defer { Sys.closeStream(quiet) }
-        guard let editor = EditLineHandle(program: programName, input: inputStream, output: outputStream, errors: quiet)
-        else { return }
-        editor.setErrorStream(outputStream)
         editor.setClientData(Unmanaged.passUnretained(source).toOpaque())
         editor.setEditor("emacs")
         editor.setHandlesSignals(false)  // its handler would kill(0, sig) the whole process group
@@ -82,6 +152,27 @@ public final class TerminalSession {
         }
         source.editor = editor
         self.editor = editor
+    }
+
+    /// libedit on duplicates of `input` and `output` (closing the streams never closes the caller's descriptors).
+    private static func openEditor(programName: String, input: Int32, output: Int32)
+    throws(TerminalError) -> (editor: EditLineHandle, input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>) {
+        var opened: [UnsafeMutablePointer<FILE>] = []
+        do {
+            for (fd, mode) in [(input, "r"), (output, "w")] { opened.append(try Sys.openStream(try Sys.duplicate(fd), mode: mode)) }
+            // el_init's warnings (an unknown TERM) are not the person's business.
+            let quiet = try Sys.openNullStream()
+            defer { Sys.closeStream(quiet) }
+            guard let editor = EditLineHandle(program: programName, input: opened[0], output: opened[1], errors: quiet) else {
+                throw TerminalError.editorUnavailable
+            }
+            editor.setErrorStream(opened[1])
+            return (editor, opened[0], opened[1])
+        } catch {
+            opened.forEach(Sys.closeStream)
+            if let error = error as? SystemError { throw TerminalError(error) }
+            throw .editorUnavailable
+        }
     }
 
     deinit { close() }
@@ -106,7 +197,7 @@ public final class TerminalSession {
     /// prompt: keys typed before an error or a question appeared must not answer what comes next.
     public func discardTypeAhead() {
         guard !closed else { return }
-        Sys.discardInput(0)
+        Sys.discardInput(input)
         source.discardPending()
     }
 
@@ -117,20 +208,20 @@ public final class TerminalSession {
         read(prompt: prompt, mode: .secret)
     }
 
-    /// Writes `text` to standard error, after anything libedit has buffered.
+    /// Writes `text` to the session's output, after anything libedit has buffered.
     public func write(_ text: String) {
         if let outputStream { Sys.flush(outputStream) }
         var text = text
-        text.withUTF8 { try? Sys.writeAll(2, UnsafeRawBufferPointer($0)) }
+        text.withUTF8 { try? Sys.writeAll(output, UnsafeRawBufferPointer($0)) }
     }
 
-    /// Ends libedit and the history and puts back the terminal mode found at `init`; safe to call twice.
+    /// Ends libedit and the history, puts back the terminal mode found at `init` and closes `/dev/tty` if it opened it; safe to call twice.
     public func close() {
         guard !closed else { return }
         closed = true
         // Keys typed while the program worked must not reach the shell after it (a password typed
         // too late would be echoed there, or run as a command).
-        Sys.discardInput(0)
+        Sys.discardInput(input)
         editor?.end()
         history?.end()
         editor = nil
@@ -141,7 +232,9 @@ public final class TerminalSession {
         if let outputStream { Sys.closeStream(outputStream) }
         inputStream = nil
         outputStream = nil
-        if let initialMode { try? Sys.setTerminalMode(0, initialMode) }
+        try? Sys.setTerminalMode(input, initialMode)
+        GuardState.unguard(guardedBefore)
+        Sys.close(owned)
     }
 
     /// `mode` with echo, kernel line editing and CR/LF translation off; signals still on.
@@ -164,7 +257,7 @@ public final class TerminalSession {
         // libedit prints the prompt, then switches the terminal to its editing mode on its first
         // read. The session mode is already on (and set again here, should anything have changed
         // it), so keys typed in between are neither echoed nor edited by the terminal.
-        if let sessionMode { try? Sys.setTerminalMode(0, sessionMode) }
+        try? Sys.setTerminalMode(input, sessionMode)
         GuardState.beginReading()
         let line: String?
         if let scrolling {
@@ -173,7 +266,7 @@ public final class TerminalSession {
             line = editor?.getLine()
         }
         GuardState.endReading()
-        if let sessionMode { try? Sys.setTerminalMode(0, sessionMode) }
+        try? Sys.setTerminalMode(input, sessionMode)
         if let outputStream { Sys.flush(outputStream) }
         switch (line, source.ending) {
         case (let line?, nil):

@@ -20,8 +20,11 @@ public final class LineInput {
 
     /// One line's worth of input, judged.
     public enum Line: Equatable, Sendable {
+        /// A line of valid UTF-8, without its ending.
         case text(String)
+        /// A line that cannot be an answer: not UTF-8, a NUL byte, or longer than ``LineInput/limit``.
         case unreadable(InputProblem)
+        /// No more lines: the input ended, or was abandoned after an endless line.
         case endOfInput
     }
 

@@ -4,13 +4,18 @@ import Glibc
 ///
 /// For a secret read line by line without libedit (`--no-interactive` at a terminal):
 /// the newline still shows (ECHONL), the characters do not. Call `TerminalGuard.install()`
-/// first so a signal during `body` also puts the mode back.
+/// first so a signal during `body` also puts the mode back: `fd`'s own mode, whichever
+/// terminal it is (`/dev/tty` while standard input is a pipe).
 public func withEchoOff<T>(_ fd: Int32, echoingNewlines: Bool = true, _ body: () -> T) -> T {
     guard Sys.isTerminal(fd), let before = try? Sys.terminalMode(fd) else { return body() }
     var quiet = before
     quiet.c_lflag &= ~tcflag_t(ECHO)
     if echoingNewlines { quiet.c_lflag |= tcflag_t(ECHONL) } else { quiet.c_lflag &= ~tcflag_t(ECHONL) }
+    let guardedBefore = GuardState.guardTerminal(fd, mode: before).previous
     try? Sys.setTerminalMode(fd, quiet)
-    defer { try? Sys.setTerminalMode(fd, before) }
+    defer {
+        try? Sys.setTerminalMode(fd, before)
+        GuardState.unguard(guardedBefore)
+    }
     return body()
 }

@@ -183,6 +183,30 @@ enum Sys {
     /// The corresponding C function is `wcwidth`.
     static func displayWidth(_ scalar: Unicode.Scalar) -> Int { Int(signup_wcwidth(wchar_t(bitPattern: scalar.value))) }
 
+    /// Whether `sig` is blocked in the calling thread. The corresponding C function is `pthread_sigmask`.
+    static func isBlocked(_ sig: Int32) -> Bool {
+        var current = sigset_t()
+        guard pthread_sigmask(SIG_BLOCK, nil, &current) == 0 else { return false }
+        return sigismember(&current, sig) == 1
+    }
+
+    /// The corresponding C function is `pthread_sigmask(SIG_BLOCK)`.
+    static func block(_ sig: Int32) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, sig)
+        _ = pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// The corresponding C function is `open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)`; retries EINTR.
+    static func openTerminal(_ path: String) throws(SystemError) -> Int32 {
+        while true {
+            let fd = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
+            if fd >= 0 { return fd }
+            if errno != EINTR { throw .current("open(\(path))") }
+        }
+    }
+
     /// Overwrites memory that held a secret; `memset_s`-like: the call is not optimised away.
     static func zero(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }

@@ -1,4 +1,4 @@
-import AccountStore
+import PasswordStrength
 import SignupCore
 import Testing
 

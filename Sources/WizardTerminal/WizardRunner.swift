@@ -10,6 +10,9 @@ public struct RunnerOptions: Sendable {
     public var input: Int32 = 0
     /// The descriptor the conversation is written to.
     public var output: Int32 = 2
+    /// Whether a person answers at the controlling terminal (`/dev/tty`) instead of `input` and
+    /// `output`: for `cat answers | tool`, where standard input is taken.
+    public var controllingTerminal = false
     /// A person (true), a script (false), or nil: a person when `input` and `output` are terminals.
     public var interactive: Bool?
     /// ASCII only, no colour, no escape sequence at all (`--plain`).
@@ -49,7 +52,7 @@ public enum ProcessEnvironment {
 ///
 /// ```swift
 /// TerminalGuard.install()                      // signals restore the terminal; remove with uninstall()
-/// let runner = TerminalRunner(RunnerOptions(programName: "example"))
+/// let runner = try TerminalRunner(RunnerOptions(programName: "example"))
 /// var wizard = Wizard<Int>(form: form, mode: runner.mode, texts: texts)
 /// let outcome = runner.run(&wizard) { form in .succeeded(save(form)) }
 /// runner.close()
@@ -63,15 +66,21 @@ public final class TerminalRunner {
     private let session: TerminalSession?
 
     /// Opens the conversation `options` describe: a line-editing session when a person answers.
-    public init(_ options: RunnerOptions) {
-        let interactive = options.interactive ?? (Sys.isTerminal(options.input) && Sys.isTerminal(options.output))
+    /// Throws when that session cannot start (no terminal, libedit failing): never a silent end of input.
+    /// Signal handling is yours to install first (``TerminalGuard/install()``), and to remove after.
+    public init(_ options: RunnerOptions) throws(TerminalError) {
+        let interactive = options.controllingTerminal
+            || (options.interactive ?? (Sys.isTerminal(options.input) && Sys.isTerminal(options.output)))
         self.options = options
         mode = interactive ? .interactive : .script
         let style = WizardStyle.detect(interactive: interactive, plain: options.plain, environment: options.environment)
         var conversation = Conversation(style: style, quiet: options.quiet, fd: options.output)
         if interactive {
             // NO_COLOR, a dumb terminal and plain mean no escape sequences at all, libedit's included.
-            let session = TerminalSession(programName: options.programName, escapeSequences: style.color)
+            let session = options.controllingTerminal
+                ? try TerminalSession.controllingTerminal(programName: options.programName, escapeSequences: style.color)
+                : try TerminalSession(
+                    programName: options.programName, escapeSequences: style.color, input: options.input, output: options.output)
             conversation.output = session.write
             self.session = session
         } else {
