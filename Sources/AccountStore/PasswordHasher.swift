@@ -73,7 +73,9 @@ public enum PasswordHasher {
 extension PasswordHasher {
     /// What checking a password against a stored hash found.
     public enum Verdict: Equatable, Sendable {
+        /// The password is the one the hash was made from.
         case matches
+        /// It is not.
         case doesNotMatch
         /// The stored hash is not one signup can check (another algorithm, a damaged string, costs beyond reason).
         case unusableHash(String)

@@ -37,6 +37,7 @@ public final class PostgresStore: AccountBackend {
 
     // MARK: - AccountBackend
 
+    /// Stores a new account (see ``AccountBackend/create(email:passwordHash:at:whenLocked:)``).
     public func create(
         email: String, passwordHash: String, at date: Date, whenLocked: () -> Void
     ) throws(StoreError) -> Account {
@@ -75,18 +76,21 @@ public final class PostgresStore: AccountBackend {
         return Account(id: id, email: email, createdAt: createdAt)
     }
 
+    /// Whether an account with this email exists.
     public func isTaken(email: String) throws(StoreError) -> Bool {
         try run { () throws(PGFailure) in
             try !connection.execute("SELECT 1 FROM account WHERE email_key = $1", [AccountStore.key(forEmail: email)]).isEmpty
         }
     }
 
+    /// The stored hash of the account with this email, if there is one.
     public func passwordHash(forEmail email: String) throws(StoreError) -> String? {
         try run { () throws(PGFailure) in
             try connection.execute("SELECT password_hash FROM account WHERE email_key = $1", [AccountStore.key(forEmail: email)]).first?[0] ?? nil
         }
     }
 
+    /// Calls `body` with each account in id order until it returns false.
     public func streamAccounts(_ body: (Account) -> Bool) throws(StoreError) {
         var malformed = false
         try run { () throws(PGFailure) in

@@ -12,7 +12,12 @@
 public enum EmailSyntax {
     /// The outcome of a syntax check, one per SPEC 2 code (`email.tooLong`, `email.invalid`).
     public enum Verdict: Sendable, Equatable {
-        case valid, tooLong, invalid
+        /// The address follows the syntax.
+        case valid
+        /// Over 254 UTF-8 bytes (`email.tooLong`).
+        case tooLong
+        /// Anything else wrong with it (`email.invalid`).
+        case invalid
     }
 
     /// The longest address SPEC 2 accepts, in UTF-8 bytes.

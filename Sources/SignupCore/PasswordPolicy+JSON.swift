@@ -5,6 +5,7 @@ public struct PolicyFileError: Error, Sendable, Equatable, CustomStringConvertib
     /// What is wrong, for people (the caller adds the file's name).
     public var description: String
 
+    /// An error saying `description`.
     public init(_ description: String) {
         self.description = description
     }

@@ -4,7 +4,14 @@ import Foundation
 public struct PasswordPolicy: Sendable, Equatable {
     /// A character class a policy can require.
     public enum CharacterClass: String, Sendable, CaseIterable, Codable {
-        case digit, uppercase, lowercase, symbol
+        /// A number (`password.needsDigit`).
+        case digit
+        /// An uppercase letter (`password.needsUppercase`).
+        case uppercase
+        /// A lowercase letter (`password.needsLowercase`).
+        case lowercase
+        /// Neither a letter, a number nor white space (`password.needsSymbol`).
+        case symbol
     }
 
     /// The policy's name, such as `standard`.

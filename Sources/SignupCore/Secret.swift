@@ -16,7 +16,10 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
         storage
     }
 
+    /// `<redacted>`.
     public var description: String { "<redacted>" }
+    /// `Secret(<redacted>)`.
     public var debugDescription: String { "Secret(<redacted>)" }
+    /// No children.
     public var customMirror: Mirror { Mirror(self, children: [:]) }
 }

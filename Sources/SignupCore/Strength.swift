@@ -1,6 +1,15 @@
 /// The five strength levels shown after a password (SPEC 4).
 public enum StrengthLevel: Int, Sendable, Comparable, CaseIterable, Codable {
-    case veryWeak, weak, reasonable, strong, veryStrong
+    /// Below 28 bits.
+    case veryWeak
+    /// 28 to 36 bits.
+    case weak
+    /// 36 to 60 bits.
+    case reasonable
+    /// 60 to 128 bits.
+    case strong
+    /// 128 bits and more.
+    case veryStrong
 
     /// The level for an estimate in bits: below 28, 36, 60, 128, then 128 and above.
     public init(bits: Double) {
@@ -30,6 +39,7 @@ public enum StrengthLevel: Int, Sendable, Comparable, CaseIterable, Codable {
         self = level
     }
 
+    /// Weaker levels come first.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
@@ -40,6 +50,7 @@ public struct StrengthEstimate: Sendable, Equatable {
     /// Whether one dictionary match covers the whole password (a common password).
     public var isCommon: Bool
 
+    /// An estimate of `bits`, common or not.
     public init(bits: Double, isCommon: Bool) {
         self.bits = bits
         self.isCommon = isCommon
@@ -56,6 +67,7 @@ public struct StrengthEstimator: Sendable {
     /// Estimates `password`, counting `userWords` (such as the email's local part) as known words.
     public var estimate: @Sendable (_ password: String, _ userWords: [String]) -> StrengthEstimate
 
+    /// An estimator from its function.
     public init(estimate: @escaping @Sendable (_ password: String, _ userWords: [String]) -> StrengthEstimate) {
         self.estimate = estimate
     }

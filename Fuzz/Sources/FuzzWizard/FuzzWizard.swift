@@ -1,4 +1,4 @@
-// The wizard state machine (`SignupWizard`) fed any sequence of inputs, in both modes.
+// The wizard state machine (`Wizard` in signup's configuration, `SignupForm.wizard`) fed any sequence of inputs, in both modes.
 //
 // Input: a flags byte (bit 0 script mode, bits 1-2 the policy, bit 3 a preset email, bit 4 a
 // preset password, bit 5 an unreadable preset password), then operations, one byte each plus
@@ -34,8 +34,16 @@ private let passwords = [
     "Tr0ub4dor&3-xyzzy-Plugh!", "alice-alice-alice-7A", "Cafe\u{301}-Latte-Secret-42",
 ]
 private let replies = ["y", "n", "e", "1", "2", "3", "yes", "no", "edit", "", " Y ", "x", "Email", "password", "0"]
-private let results: [SubmitResult] = [
-    .created(id: 7), .emailTaken, .unavailable(reason: "the disk is full"), .unavailable(reason: "the database is locked"),
+private typealias Effect = WizardEffect<CreatedAccount>
+private typealias Input = WizardInput<CreatedAccount>
+
+/// What the store created in this harness: the same account whatever was submitted.
+private func stored(_ id: Int64) -> SubmitResult<CreatedAccount> {
+    .succeeded(CreatedAccount(email: "stored@example.com", id: id, strength: .strong))
+}
+
+private let results: [SubmitResult<CreatedAccount>] = [
+    stored(7), .rejected([SignupForm.emailTaken]), .unavailable(reason: "the disk is full"), .unavailable(reason: "the database is locked"),
 ]
 private let problems: [InputProblem] = [.invalidUTF8, .nulByte, .tooLong(limit: 65536)]
 
@@ -56,16 +64,16 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     // The script or the person stops typing: whatever is pending is stored, then input ends.
     for _ in 0..<6 where run.outcome == nil {
-        run.feed(run.pendingSubmit ? .submitted(.created(id: 1)) : .endOfInput)
+        run.feed(run.pendingSubmit ? .submitted(stored(1)) : .endOfInput)
     }
     require(run.outcome != nil, "input ended and no outcome after 6 steps")
-    for extra in [WizardInput.endOfInput, .interrupt, .answer("y"), .submitted(.created(id: 2))] {
+    for extra in [Input.endOfInput, .interrupt, .answer("y"), .submitted(stored(2))] {
         require(run.wizard.handle(extra).isEmpty, "an effect after the outcome")
     }
     return 0
 }
 
-private func nextInput(_ input: inout FuzzInput, run: Run) -> WizardInput {
+private func nextInput(_ input: inout FuzzInput, run: Run) -> Input {
     switch input.byte() % 8 {
     case 0:
         switch run.question?.question {
@@ -87,7 +95,7 @@ private func nextInput(_ input: inout FuzzInput, run: Run) -> WizardInput {
 
 /// One conversation and what the harness knows about it.
 private struct Run {
-    var wizard: SignupWizard
+    var wizard: Wizard<CreatedAccount>
     let policy: PasswordPolicy
     /// The prompt shown last: whether the next answer is a secret.
     var question: Prompt?
@@ -96,7 +104,7 @@ private struct Run {
     /// Every answer typed at a prompt that is not secret: the wizard may show these.
     var publicTexts: [String] = []
     var pendingSubmit = false
-    var outcome: Outcome?
+    var outcome: WizardOutcome<CreatedAccount>?
 
     init(mode: WizardMode, policy: PasswordPolicy, presetEmail: String?, presetPassword: String?, unreadablePassword: InputProblem?) {
         self.policy = policy
@@ -111,7 +119,7 @@ private struct Run {
             secrets.formUnion(variants(of: presetPassword))
         }
         let unreadable = unreadablePassword.map { [SignupForm.password: $0, SignupForm.confirm: $0] } ?? [:]
-        wizard = SignupWizard(
+        wizard = SignupForm.wizard(
             form: SignupForm.make(policy: policy, strength: estimator),
             mode: mode, strength: estimator, presets: presets, unreadablePresets: unreadable
         )
@@ -122,7 +130,7 @@ private struct Run {
         observe(effects, after: nil)
     }
 
-    mutating func feed(_ input: WizardInput) {
+    mutating func feed(_ input: Input) {
         if case .answer(let text) = input {
             if question?.isSecret == true {
                 secrets.formUnion(variants(of: text))
@@ -140,7 +148,7 @@ private struct Run {
 
     /// SPEC 5 and 6: at a terminal, end of input is Ctrl-C (cancel, or ask whether to discard);
     /// a script that ends before a field is answered is incomplete at that field.
-    private func checkEnd(_ effects: [WizardEffect], at question: Question) {
+    private func checkEnd(_ effects: [Effect], at question: Question) {
         switch (wizard.mode, question) {
         case (.script, .field(let name)):
             let incomplete = effects.contains { if case .finish(.incomplete(name, _, _)) = $0 { true } else { false } }
@@ -155,7 +163,7 @@ private struct Run {
         }
     }
 
-    private mutating func observe(_ effects: [WizardEffect], after input: WizardInput?) {
+    private mutating func observe(_ effects: [Effect], after input: Input?) {
         for effect in effects {
             checkNoSecret(in: effect)
             switch effect {
@@ -164,16 +172,16 @@ private struct Run {
                 if case .field(let name) = prompt.question {
                     require(prompt.isSecret == (name != SignupForm.email), "the \(name) prompt has isSecret \(prompt.isSecret)")
                 }
-            case .submit(let submission):
+            case .submit(let form):
                 require(!pendingSubmit, "a second submit before the first one's result")
                 pendingSubmit = true
-                checkSubmission(submission)
+                checkSubmission(form)
             case .finish(let outcome):
                 require(self.outcome == nil, "a second outcome")
                 self.outcome = outcome
                 pendingSubmit = false
-                if case .created(_, let id, _) = outcome {
-                    require(input == .submitted(.created(id: id)), "created without the store saying so")
+                if case .succeeded(let account) = outcome {
+                    require(input == .submitted(.succeeded(account)), "created without the store saying so")
                 }
                 if case .invalid(let errors) = outcome { require(!errors.isEmpty, "invalid without an error") }
                 if case .incomplete(let field, _, _) = outcome {
@@ -186,7 +194,8 @@ private struct Run {
     }
 
     /// The submit gate, checked again from scratch on the submitted values.
-    private func checkSubmission(_ submission: Submission) {
+    private func checkSubmission(_ form: Form) {
+        let submission = SignupForm.submission(from: form, strength: estimator)
         require(wizard.form.isValid, "a submit of a form that fails a rule")
         let password = submission.password.reveal()
         require(wizard.form[SignupForm.confirm]?.value == password, "the submitted password is not the confirmed one")
@@ -199,13 +208,15 @@ private struct Run {
         if password.count >= 4 && !submission.email.includes(password) && !explained(password) {
             var dumped = ""
             dump(submission, to: &dumped)
-            for text in [String(describing: submission), String(reflecting: submission), dumped, "\(submission.password)"] {
+            dump(form, to: &dumped)
+            for text in [String(describing: submission), String(reflecting: submission), dumped, "\(submission.password)",
+                         String(describing: form), String(reflecting: form.context)] {
                 require(!text.includes(password), "the submission shows its password")
             }
         }
     }
 
-    private func checkNoSecret(in effect: WizardEffect) {
+    private func checkNoSecret(in effect: Effect) {
         let shown = texts(of: effect)
         for secret in secrets where shown.contains(where: { $0.reveals(secret) }) {
             require(explained(secret), "an effect shows a typed password: \(kind(of: effect))")
@@ -219,27 +230,29 @@ private struct Run {
 }
 
 /// What a person could see of an effect: every string it carries.
-private func texts(of effect: WizardEffect) -> [String] {
+private func texts(of effect: Effect) -> [String] {
     switch effect {
-    case .banner(let text), .notice(let text): return [text]
+    case .banner(let text), .notice(let text), .hint(let text): return [text]
     case .ask(let prompt): return [prompt.text]
     case .errors(let errors): return errors.flatMap { [$0.message, $0.code] }
-    case .strength(let level): return [level.label]
-    case .review(let lines): return lines.flatMap { [$0.label, $0.value] }
+    case .note(.strength(let level)): return [level.label]
+    case .note(.text(let text)): return [text]
+    case .note(.checklist(let checks)): return checks.map(\.check.label)
+    case .review(let title, let lines): return [title] + lines.flatMap { [$0.label, $0.value] }
     case .choices(let labels): return labels
-    case .submit(let submission): return [submission.email, submission.strength.label]
+    case .submit(let form): return [form[SignupForm.email]?.value ?? "", String(describing: form)]
     case .finish(let outcome):
         switch outcome {
-        case .created(let email, _, let strength): return [email, strength.label]
+        case .succeeded(let account): return [account.email, account.strength.label]
         case .invalid(let errors): return errors.flatMap { [$0.message, $0.code] }
         case .declined, .cancelled: return []
         case .incomplete(let field, let label, let errors): return [field, label] + errors.flatMap { [$0.message, $0.code] }
-        case .storageFailed(let reason): return [reason]
+        case .unavailable(let reason): return [reason]
         }
     }
 }
 
-private func kind(of effect: WizardEffect) -> String {
+private func kind(of effect: Effect) -> String {
     String(String(describing: effect).prefix { $0 != "(" })
 }
 
@@ -254,12 +267,12 @@ private func variants(of text: String) -> Set<String> {
 private let fixedWording: String = {
     let secretsUsed = passwords.filter { $0.count >= 4 } + ["abcdefgh", "Other-Secret-77"]
     let longAnswer = String(repeating: "a", count: 70_000)
-    let conversations: [[WizardInput]] = [
+    let conversations: [[Input]] = [
         [.answer("alice@example.com"), .answer("Correct-Horse-Battery-9"), .answer("Correct-Horse-Battery-9"),
          .answer("x"), .answer("e"), .answer("9"), .answer("1"), .answer("bob@example.com"), .answer("e"), .answer("2"),
          .answer("Zebra-Secret-Token-91"), .answer("Zebra-Secret-Token-91"), .answer("y"),
          .submitted(.unavailable(reason: "the disk is full")), .answer("maybe"), .answer("y"),
-         .submitted(.emailTaken), .answer("carol@example.com"), .answer("y"), .submitted(.created(id: 7))],
+         .submitted(.rejected([SignupForm.emailTaken])), .answer("carol@example.com"), .answer("y"), .submitted(stored(7))],
         [.answer("bad"), .answer(""), .answer(longAnswer), .unreadable(.invalidUTF8), .answer("a@b.example"),
          .answer(""), .answer("short"), .answer("abcdefgh"), .unreadable(.nulByte), .answer("password1A"),
          .answer("\u{FF21}bcdefgh-Secret-1234"), .answer("a\u{7}bcdefgh-Secret-1234"), .answer(longAnswer),
@@ -275,7 +288,7 @@ private let fixedWording: String = {
     for mode in [WizardMode.interactive, .script] {
         for policy in policies {
             for conversation in conversations {
-                var wizard = SignupWizard(form: SignupForm.make(policy: policy, strength: estimator), mode: mode, strength: estimator)
+                var wizard = SignupForm.wizard(form: SignupForm.make(policy: policy, strength: estimator), mode: mode, strength: estimator)
                 var effects = wizard.start()
                 for input in conversation { effects += wizard.handle(input) }
                 shown += effects.flatMap(texts(of:))
