@@ -1,0 +1,101 @@
+import SignupCore
+import Testing
+
+/// A form that is not a sign-up: a user name, an age, a plan. What the wizard says and does comes
+/// from the form and the texts, never from signup's fields.
+@Suite struct GenericWizardTests {
+    struct Member: Sendable, Equatable { var name: String; var age: Int }
+
+    static let username = FieldKey<String>("username")
+
+    static func form() -> Form {
+        Form(fields: [
+            Field(name: "username", label: "User name", rules: [.required(), .minLength(3)]),
+            Field(age, label: "Age", rules: [.required(), .range(13...120)]),
+            Field(plan, label: "Plan", initial: Plan.free),
+        ])
+    }
+
+    func run(_ mode: WizardMode, _ answers: [WizardInput<Member>], texts: WizardTexts = WizardTexts(),
+             results: [SubmitResult<Member>]? = nil) -> (effects: [WizardEffect<Member>], outcome: WizardOutcome<Member>?) {
+        var wizard = Wizard<Member>(form: Self.form(), mode: mode, texts: texts)
+        var answers = answers
+        var results = results
+        var effects: [WizardEffect<Member>] = []
+        var pending = wizard.start()
+        while !pending.isEmpty {
+            let effect = pending.removeFirst()
+            effects.append(effect)
+            switch effect {
+            case .ask: pending += wizard.handle(answers.isEmpty ? .endOfInput : answers.removeFirst())
+            case .submit(let form):
+                let member = Member(name: form.value(Self.username) ?? "", age: form.value(age) ?? 0)
+                pending += wizard.handle(.submitted(results?.isEmpty == false ? results!.removeFirst() : .succeeded(member)))
+            case .finish(let outcome): return (effects, outcome)
+            default: break
+            }
+        }
+        return (effects, nil)
+    }
+
+    func prompts(_ effects: [WizardEffect<Member>]) -> [String] {
+        effects.compactMap { if case .ask(let prompt) = $0 { prompt.text } else { nil } }
+    }
+
+    @Test func itAsksItsOwnFieldsAndReviewsThemInItsOwnWords() {
+        let (effects, outcome) = run(.interactive, [.answer("bob"), .answer("42"), .answer("free"), .answer("y")])
+        #expect(prompts(effects) == ["User name: ", "Age: ", "Plan: ", "Submit? [Y/n/e] "])
+        #expect(effects.contains(.review(title: "Review", lines: [
+            ReviewLine(label: "User name", value: "bob"), ReviewLine(label: "Age", value: "42"), ReviewLine(label: "Plan", value: "free"),
+        ])))
+        #expect(!effects.contains { if case .banner = $0 { true } else { false } })  // no banner unless given
+        #expect(outcome == .succeeded(Member(name: "bob", age: 42)))
+        let said = effects.map { "\($0)" }.joined()
+        #expect(!said.contains("account") && !said.contains("email") && !said.contains("Email"))
+    }
+
+    /// At a terminal the initial value is on the line, so Enter answers it (`.answer("free")` here).
+    @Test func theInitialValueIsOfferedOnTheLine() {
+        let (effects, _) = run(.interactive, [.answer("bob"), .answer("42"), .answer("free"), .answer("n")])
+        let plan = effects.compactMap { if case .ask(let prompt) = $0, prompt.question == .field("plan") { prompt } else { nil } }
+        #expect(plan.first?.initial == "free")
+    }
+
+    @Test func aScriptsEmptyLineKeepsTheInitialValue() {
+        let (_, outcome) = run(.script, [.answer("bob"), .answer("42"), .answer("")])
+        #expect(outcome == .succeeded(Member(name: "bob", age: 42)))
+    }
+
+    @Test func editingOffersItsOwnFields() {
+        let (effects, outcome) = run(.interactive, [.answer("bob"), .answer("42"), .answer("free"), .answer("e"), .answer("2"), .answer("43"), .answer("y")])
+        #expect(effects.contains(.choices(["User name", "Age", "Plan"])))
+        #expect(prompts(effects).contains("Change which? [1-3] "))
+        #expect(outcome == .succeeded(Member(name: "bob", age: 43)))
+    }
+
+    @Test func aTakenNameFromTheSubmitGoesBackOnItsField() {
+        let taken = FieldError(field: "username", code: "username.taken", message: "That name is taken")
+        let (effects, outcome) = run(.interactive, [.answer("bob"), .answer("42"), .answer("free"), .answer("y"), .answer("bobby"), .answer("y")],
+                                     results: [.rejected([taken])])
+        #expect(effects.contains(.errors([taken])))
+        #expect(prompts(effects).filter { $0 == "User name: " }.count == 2)
+        #expect(outcome == .succeeded(Member(name: "bobby", age: 42)))
+    }
+
+    @Test func yourOwnTextsAreUsed() {
+        var texts = WizardTexts(banner: "Join the club")
+        texts.reviewQuestion = "Join? [Y/n/e] "
+        let (effects, _) = run(.interactive, [.answer("bob"), .answer("42"), .answer("free"), .answer("n")], texts: texts)
+        #expect(effects.first == .banner("Join the club"))
+        #expect(prompts(effects).last == "Join? [Y/n/e] ")
+    }
+
+    @Test func aScriptHearsEveryTypedErrorAtTheEnd() {
+        let (_, outcome) = run(.script, [.answer("bo"), .answer("old"), .answer("gold")])
+        guard case .invalid(let errors) = outcome else {
+            Issue.record("expected invalid, got \(String(describing: outcome))")
+            return
+        }
+        #expect(codes(errors) == ["username.tooShort", "age.notAWholeNumber", "plan.notAChoice"])
+    }
+}
