@@ -107,6 +107,26 @@ public struct Conversation {
         }
     }
 
+    /// The errors an outcome carries, one line each (`error: age: Enter a whole number`), and for
+    /// input that ended early which field it ended at: what a script hears at the end (deferred
+    /// errors). Other outcomes write nothing; the result itself is the program's to say.
+    public func showErrors<Success>(of outcome: WizardOutcome<Success>) {
+        switch outcome {
+        case .invalid(let errors):
+            for error in errors { self.error(Self.line(error)) }
+        case .incomplete(_, let label, let errors):
+            for error in errors { self.error(Self.line(error)) }
+            self.error("input ended before \"\(label)\" was answered")
+        case .succeeded, .declined, .cancelled, .unavailable:
+            break
+        }
+    }
+
+    /// `field: message`, or the message alone for an error of the whole form.
+    static func line(_ error: FieldError) -> String {
+        error.isFormLevel ? error.message : "\(error.field): \(error.message)"
+    }
+
     /// `✓ label` / `✗ label` in colour, or `[x] label` / `[ ] label` in ASCII.
     public func checkLine(_ status: CheckStatus) -> String {
         let label = VisibleText.of(status.check.label)

@@ -52,7 +52,7 @@ struct Report {
             }
             return ExitStatus.created
         case .invalid(let errors):
-            for error in errors { conversation.error("\(error.field): \(error.message)") }
+            conversation.showErrors(of: outcome)
             if json { emit([("status", "invalid"), ("errors", Self.grouped(errors))]) }
             return ExitStatus.invalid
         case .declined:
@@ -63,9 +63,8 @@ struct Report {
             conversation.put(cancellation.conversation)
             IO.write(cancellation.result, to: 1)
             return ExitStatus.cancelled
-        case .incomplete(let field, let label, let errors):
-            for error in errors { conversation.error("\(error.field): \(error.message)") }
-            conversation.error("input ended before \"\(label)\" was answered")
+        case .incomplete(let field, _, let errors):
+            conversation.showErrors(of: outcome)
             if json {
                 var object: [(String, Any)] = [("status", "incomplete"), ("field", field)]
                 if !errors.isEmpty { object.append(("errors", Self.grouped(errors))) }
