@@ -24,7 +24,9 @@ while let argument = arguments.popFirst() {
     switch argument {
     case "--taken":
         guard let path = arguments.popFirst() else { fail("--taken needs a file", Exit.usage) }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { fail("cannot read \(path)", Exit.usage) }
+        // At most 1 MiB: `--taken /dev/zero` must not read for ever.
+        guard let file = FileHandle(forReadingAtPath: path), let data = try? file.read(upToCount: 1 << 20) ?? Data(),
+              let text = String(data: data, encoding: .utf8) else { fail("cannot read \(path)", Exit.usage) }
         taken = Set(text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) })
     case "--no-interactive": options.interactive = false
     default: fail("unknown option (use --taken FILE or --no-interactive)", Exit.usage)

@@ -106,10 +106,11 @@ let goodPassword = "Quartz-Lantern-58"
 /// The example through pipes: a script answers each field once and hears every error at the end.
 @Suite struct ExampleScriptTests {
     /// Runs the example with `input` on standard input; returns its status, standard output and standard error.
+    /// Under `timeout(1)`: a run that never ends fails (status 124) instead of holding the suite.
     static func run(_ input: String, _ arguments: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: exampleBinary)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["60", exampleBinary] + arguments
         process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SWIFT_BACKTRACE": "enable=no"]
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
@@ -169,6 +170,8 @@ let goodPassword = "Quartz-Lantern-58"
         #expect(taken.status == 65 && taken.stderr.hasSuffix("error: username.taken: This username is taken\n"), "\(taken.stderr)")
         let admin = try Self.run("admin\n\(goodPassword)\n\(goodPassword)\n30\n", ["--taken", path])
         #expect(admin.status == 0 && admin.stdout == "Welcome, admin\n", "the file replaces the built-in names: \(admin.stderr)")
+        let endless = try Self.run("admin\n\(goodPassword)\n\(goodPassword)\n30\n", ["--taken", "/dev/zero"])
+        #expect(endless.status == 0, "an endless file is read up to a limit: \(endless.stderr)")
         let missing = try Self.run("", ["--taken", path + "-missing"])
         #expect(missing.status == 64 && missing.stderr.contains("cannot read"), "\(missing.stderr)")
     }
