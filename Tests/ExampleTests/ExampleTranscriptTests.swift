@@ -103,6 +103,22 @@ let goodPassword = "Quartz-Lantern-58"
     }
 }
 
+extension ExampleTerminalTests {
+    @Test func aScriptAtATerminalNeverShowsThePassword() throws {
+        let terminal = try Self.start(["--no-interactive"])
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 10)
+        try terminal.send("bob\r")
+        try terminal.expect("Password: ", timeout: 10)
+        // Typed ahead of its prompt as well: the terminal echoes nothing for the whole run.
+        try terminal.send(goodPassword + "\r" + goodPassword + "\r42\r")
+        #expect(try terminal.wait(timeout: 10) == .exited(0))
+        try terminal.readAll()
+        #expect(String(decoding: terminal.standardOutput, as: UTF8.self) == "Welcome, bob\n")
+        #expect(!terminal.text().contains("Quartz"), "\(terminal.text())")
+    }
+}
+
 /// The example through pipes: a script answers each field once and hears every error at the end.
 @Suite struct ExampleScriptTests {
     /// Runs the example with `input` on standard input; returns its status, standard output and standard error.
