@@ -1,0 +1,102 @@
+// wizard-example: the tutorials' sign-up form, built only on the library products.
+// Usage: wizard-example [--taken FILE] [--no-interactive]   (README.md beside this file)
+import Foundation
+import PasswordStrength
+import SignupCore
+import WizardTerminal
+
+/// Exit codes, after sysexits(3) like signup's own.
+enum Exit {
+    static let welcome: Int32 = 0, declined: Int32 = 1, usage: Int32 = 64, invalid: Int32 = 65
+    static let incomplete: Int32 = 66, cancelled: Int32 = 130
+}
+
+func fail(_ message: String, _ code: Int32) -> Never {
+    FileHandle.standardError.write(Data("wizard-example: \(VisibleText.of(message))\n".utf8))
+    exit(code)
+}
+
+// Options: the taken usernames (one a line) and whether to read a script even at a terminal.
+var taken: Set<String> = ["admin", "root", "taken"]
+var options = RunnerOptions(programName: "wizard-example")
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--taken":
+        guard let path = arguments.popFirst() else { fail("--taken needs a file", Exit.usage) }
+        // At most 1 MiB: `--taken /dev/zero` must not read for ever.
+        guard let file = FileHandle(forReadingAtPath: path), let data = try? file.read(upToCount: 1 << 20) ?? Data(),
+              let text = String(data: data, encoding: .utf8) else { fail("cannot read \(path)", Exit.usage) }
+        taken = Set(text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) })
+    case "--no-interactive": options.interactive = false
+    default: fail("unknown option (use --taken FILE or --no-interactive)", Exit.usage)
+    }
+}
+
+// The form: a username, a password under the standard policy, its confirmation, an age.
+let age = FieldKey<Int>("age")
+let passwordRules = PasswordPolicy.standard.rules(strength: .zxcvbn)
+let form = Form(fields: [
+    Field(name: "username", label: "Username",
+          rules: [.required(message: "Pick a username"), .minLength(3),
+                  .pattern("[a-z0-9_]+", message: "Use only a-z, 0-9 and _", label: "only a-z, 0-9 and _")],
+          normalize: Field.trimmingWhiteSpace),
+    Field(name: "password", label: "Password", rules: passwordRules, isSecret: true,
+          hint: "Password requirements: " + Rule.requirements(of: passwordRules, leavingOut: ["tooLong"])),
+    Field(name: "confirm", label: "Confirm password",
+          rules: [.required(message: "Enter the password again"), .equals(field: "password")],
+          isSecret: true, dependsOn: ["password"]),
+    Field(age, label: "Age", rules: [.required(message: "Enter your age"), .range(13...120)]),
+])
+
+// After the password: a ✓/✗ line per check (not the length limit no one reaches), then its strength.
+let afterAnswer: Wizard<String>.AfterAnswer = { name, form in
+    guard name == "password", let password = form["password"]?.value, !password.isEmpty else { return [] }
+    let checks = form.checklist(for: "password").filter { $0.code != "password.tooLong" }
+    let level = StrengthEstimator.zxcvbn.estimate(password, [form["username"]?.value ?? ""]).level
+    return [.checklist(checks), .strength(level)]
+}
+
+TerminalGuard.install()  // a signal restores the terminal; removed below
+let runner: TerminalRunner
+do {
+    runner = try TerminalRunner(options)
+} catch {
+    fail("cannot start line editing: \(error)", Exit.incomplete)
+}
+var texts = WizardTexts(banner: "Create your account (Ctrl-C to cancel)")
+texts.reviewQuestion = "Sign up? [Y/n/e] "
+var wizard = Wizard<String>(form: form, mode: runner.mode, texts: texts, afterAnswer: afterAnswer)
+let outcome = runner.run(&wizard) { form in
+    // The "server": a taken name comes back on its field, and a person is asked it again.
+    let username = form["username"]!.value
+    guard !taken.contains(username) else {
+        return .rejected([FieldError(field: "username", code: "username.taken", message: "This username is taken")])
+    }
+    return .succeeded(username)
+}
+runner.close()
+TerminalGuard.uninstall()
+
+let conversation = runner.conversation
+switch outcome {
+case .succeeded(let username):
+    print("Welcome, \(VisibleText.of(username))")
+    exit(Exit.welcome)
+case .invalid(let errors):
+    for error in errors { conversation.error("\(error.code): \(error.message)") }
+    exit(Exit.invalid)
+case .incomplete(_, let label, let errors):
+    for error in errors { conversation.error("\(error.code): \(error.message)") }
+    conversation.error("input ended before \"\(label)\" was answered")
+    exit(Exit.incomplete)
+case .declined:
+    conversation.say("Nothing was sent.")
+    exit(Exit.declined)
+case .cancelled:
+    conversation.say("Cancelled.")
+    exit(Exit.cancelled)
+case .unavailable(let reason):  // this submit never says so; a real server could
+    conversation.error(reason)
+    exit(Exit.invalid)
+}

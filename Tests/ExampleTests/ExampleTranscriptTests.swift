@@ -1,0 +1,211 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The `wizard-example` binary built beside this test bundle.
+let exampleBinary: String = {
+    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var folder = bundle.deletingLastPathComponent()
+    while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("wizard-example").path), folder.path != "/" {
+        folder = folder.deletingLastPathComponent()
+    }
+    return folder.appendingPathComponent("wizard-example").path
+}()
+
+/// A password that passes the standard policy; it must never be shown.
+let goodPassword = "Quartz-Lantern-58"
+
+/// What a person sees when running the example (Examples/WizardExample) in a pseudo-terminal.
+@Suite struct ExampleTerminalTests {
+    static func start(_ arguments: [String] = []) throws -> PseudoTerminal {
+        try PseudoTerminal(executable: exampleBinary, arguments: arguments, pipeStandardOutput: true)
+    }
+
+    @Test func hintBeforeThePasswordThenChecklistTypedAgeAndWelcome() throws {
+        let terminal = try Self.start()
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 10)
+        try terminal.send("bob\r")
+        // The requirements come before the first password prompt, and no error before an answer.
+        let beforePrompt = try terminal.expect("Password: ", timeout: 10)
+        #expect(beforePrompt.contains("Password requirements: at least 8 characters, a digit, an uppercase letter, strength at least reasonable"))
+        #expect(!beforePrompt.contains("✗"), "\(beforePrompt)")
+        // A weak password: its errors, then a ✓/✗ line per check and its strength, then the prompt again.
+        try terminal.send("weakpass1\r")
+        let afterWeak = try terminal.expect("Password: ", timeout: 10)
+        for line in ["✗ Add an uppercase letter", "✓ at least 8 characters", "✓ a digit", "✗ an uppercase letter",
+                     "✗ strength at least reasonable", "Strength: "] {
+            #expect(afterWeak.contains(line), "\(line) missing from \(afterWeak)")
+        }
+        #expect(!afterWeak.contains("Password requirements"), "the hint is shown once: \(afterWeak)")
+        try terminal.send(goodPassword + "\r")
+        let afterGood = try terminal.expect("Confirm password: ", timeout: 10)
+        #expect(afterGood.contains("✓ strength at least reasonable") && !afterGood.contains("✗"), "\(afterGood)")
+        try terminal.send(goodPassword + "\r")
+        // The typed field: a line that is no number, then one out of range, each asked again.
+        try terminal.expect("Age: ", timeout: 10)
+        try terminal.send("abc\r")
+        try terminal.expect("✗ Enter a whole number, such as 42", timeout: 10)
+        try terminal.expect("Age: ", timeout: 10)
+        try terminal.send("7\r")
+        try terminal.expect("✗ Enter a value from 13 to 120", timeout: 10)
+        try terminal.expect("Age: ", timeout: 10)
+        try terminal.send("42\r")
+        let review = try terminal.expect("Sign up? [Y/n/e] ", timeout: 10)
+        #expect(review.contains("Password") && review.contains("set") && review.contains("42"), "\(review)")
+        try terminal.send("y\r")
+        #expect(try terminal.wait(timeout: 10) == .exited(0))
+        try terminal.readAll()
+        #expect(String(decoding: terminal.standardOutput, as: UTF8.self) == "Welcome, bob\n")
+        let screen = Screen.render(terminal.transcript)
+        #expect(!screen.contains(goodPassword) && !screen.contains("weakpass1"), "a password was shown: \(screen)")
+    }
+
+    @Test func aTakenUsernameIsShownOnItsFieldAndAskedAgain() throws {
+        let terminal = try Self.start()
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 10)
+        try terminal.send("admin\r")
+        try terminal.expect("Password: ", timeout: 10)
+        try terminal.send(goodPassword + "\r")
+        try terminal.expect("Confirm password: ", timeout: 10)
+        try terminal.send(goodPassword + "\r")
+        try terminal.expect("Age: ", timeout: 10)
+        try terminal.send("30\r")
+        try terminal.expect("Sign up? [Y/n/e] ", timeout: 10)
+        try terminal.send("y\r")
+        // The submit's username.taken lands on the username, which alone is asked again.
+        let rejected = try terminal.expect("Username: ", timeout: 10)
+        #expect(rejected.contains("✗ This username is taken"), "\(rejected)")
+        try terminal.send("bob\r")
+        let review = try terminal.expect("Sign up? [Y/n/e] ", timeout: 10)
+        #expect(!review.contains("Password: ") && !review.contains("Age: "), "only the username is asked again: \(review)")
+        try terminal.send("y\r")
+        #expect(try terminal.wait(timeout: 10) == .exited(0))
+        try terminal.readAll()
+        #expect(String(decoding: terminal.standardOutput, as: UTF8.self) == "Welcome, bob\n")
+        #expect(!Screen.render(terminal.transcript).contains(goodPassword))
+    }
+
+    @Test func controlCAfterAnAnswerAsksToDiscardAndRestoresTheTerminal() throws {
+        let terminal = try Self.start()
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 10)
+        try terminal.send("bob\r")
+        try terminal.expect("Password: ", timeout: 10)
+        try terminal.send("Quartz\u{03}")
+        try terminal.expect("Discard your answers? [y/N] ", timeout: 10)
+        try terminal.send("y\r")
+        #expect(try terminal.wait(timeout: 10) == .exited(130))
+        try terminal.readAll()
+        #expect(terminal.standardOutput.isEmpty)
+        #expect(!Screen.render(terminal.transcript).contains("Quartz"), "the typed secret was shown")
+    }
+}
+
+extension ExampleTerminalTests {
+    @Test func aScriptAtATerminalNeverShowsThePassword() throws {
+        let terminal = try Self.start(["--no-interactive"])
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 10)
+        try terminal.send("bob\r")
+        try terminal.expect("Password: ", timeout: 10)
+        // Typed ahead of its prompt as well: the terminal echoes nothing for the whole run.
+        try terminal.send(goodPassword + "\r" + goodPassword + "\r42\r")
+        #expect(try terminal.wait(timeout: 10) == .exited(0))
+        try terminal.readAll()
+        #expect(String(decoding: terminal.standardOutput, as: UTF8.self) == "Welcome, bob\n")
+        #expect(!terminal.text().contains("Quartz"), "\(terminal.text())")
+    }
+}
+
+/// The example through pipes: a script answers each field once and hears every error at the end.
+@Suite struct ExampleScriptTests {
+    /// Runs the example with `input` on standard input; returns its status, standard output and standard error.
+    /// Under `timeout(1)`: a run that never ends fails (status 124) instead of holding the suite.
+    static func run(_ input: String, _ arguments: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["60", exampleBinary] + arguments
+        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SWIFT_BACKTRACE": "enable=no"]
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
+        try process.run()
+        try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        // Standard error first: it is where nearly everything goes; standard output holds at most one line.
+        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    }
+
+    @Test func happyPathPrintsWelcomeOnStandardOutputOnly() throws {
+        let run = try Self.run("bob\n\(goodPassword)\n\(goodPassword)\n42\n")
+        #expect(run.status == 0)
+        #expect(run.stdout == "Welcome, bob\n")
+        #expect(!run.stderr.contains(goodPassword) && run.stderr.contains("Username: bob"), "\(run.stderr)")
+    }
+
+    @Test func everyErrorIsReportedAtTheEndWithItsCode() throws {
+        let run = try Self.run("ab\nweakpass1\nweakpass2\nabc\n")
+        #expect(run.status == 65)
+        #expect(run.stdout.isEmpty)
+        let lastPrompt = try #require(run.stderr.range(of: "Age: abc\n"))
+        let tail = String(run.stderr[lastPrompt.upperBound...])
+        #expect(tail == """
+            error: username.tooShort: Use at least 3 characters
+            error: password.needsUppercase: Add an uppercase letter
+            error: password.tooWeak: Choose a harder-to-guess password: it must be at least reasonable
+            error: confirm.mismatch: Passwords do not match
+            error: age.notAWholeNumber: Enter a whole number, such as 42
+
+            """, "\(run.stderr)")
+        #expect(!run.stderr.contains("weakpass"), "a password was echoed: \(run.stderr)")
+        #expect(!run.stderr.contains("Password requirements"), "a script gets no hint: \(run.stderr)")
+    }
+
+    @Test func anAgeOutOfRangeIsReported() throws {
+        let run = try Self.run("bob\n\(goodPassword)\n\(goodPassword)\n7\n")
+        #expect(run.status == 65)
+        #expect(run.stderr.hasSuffix("error: age.outOfRange: Enter a value from 13 to 120\n"), "\(run.stderr)")
+    }
+
+    @Test func aTakenUsernameIsReportedWithItsCode() throws {
+        let run = try Self.run("admin\n\(goodPassword)\n\(goodPassword)\n30\n")
+        #expect(run.status == 65)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.hasSuffix("error: username.taken: This username is taken\n"), "\(run.stderr)")
+    }
+
+    @Test func theTakenNamesComeFromAFileWhenGiven() throws {
+        let path = NSTemporaryDirectory() + "/wizard-example-taken-\(getpid())"
+        try "carol\nbob\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let taken = try Self.run("bob\n\(goodPassword)\n\(goodPassword)\n30\n", ["--taken", path])
+        #expect(taken.status == 65 && taken.stderr.hasSuffix("error: username.taken: This username is taken\n"), "\(taken.stderr)")
+        let admin = try Self.run("admin\n\(goodPassword)\n\(goodPassword)\n30\n", ["--taken", path])
+        #expect(admin.status == 0 && admin.stdout == "Welcome, admin\n", "the file replaces the built-in names: \(admin.stderr)")
+        let endless = try Self.run("admin\n\(goodPassword)\n\(goodPassword)\n30\n", ["--taken", "/dev/zero"])
+        #expect(endless.status == 0, "an endless file is read up to a limit: \(endless.stderr)")
+        let missing = try Self.run("", ["--taken", path + "-missing"])
+        #expect(missing.status == 64 && missing.stderr.contains("cannot read"), "\(missing.stderr)")
+    }
+
+    @Test func inputEndingEarlyNamesTheFieldAndKeepsEarlierErrors() throws {
+        let run = try Self.run("ab\n")
+        #expect(run.status == 66)
+        #expect(run.stderr.hasSuffix("""
+            error: username.tooShort: Use at least 3 characters
+            error: input ended before "Password" was answered
+
+            """), "\(run.stderr)")
+    }
+
+    @Test func escapeSequencesInAnAnswerAreShownVisibleNeverSent() throws {
+        let run = try Self.run("\u{1B}]0;owned\u{07}bob\n\(goodPassword)\n\(goodPassword)\n30\n")
+        #expect(run.status == 65)
+        #expect(!run.stderr.contains("\u{1B}") && !run.stdout.contains("\u{1B}"), "\(run.stderr.debugDescription)")
+        #expect(run.stderr.contains("username.invalidCharacter") || run.stderr.contains("username.invalid"), "\(run.stderr)")
+    }
+}

@@ -1,0 +1,1 @@
+../TranscriptTests/PseudoTerminal.swift

@@ -1,0 +1,99 @@
+import Foundation
+import Glibc
+import PasswordStrength
+import SignupCore
+import Testing
+import WizardTerminal
+
+// The README's "Build your own wizard" code, verbatim between the two marker lines: the test
+// below compares it with the README's block, so the two cannot drift, and runs it.
+// README begin
+import PasswordStrength
+import SignupCore
+import WizardTerminal
+
+/// A choice: answered by name or number, `plan.notAChoice` otherwise.
+enum Plan: String, CaseIterable, AnswerValue { case free, pro, team }
+
+/// Asks a username, a password (its requirements first, a ✓/✗ checklist after each try),
+/// an age and a plan, at a terminal or from a script; a taken username is asked again.
+func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(TerminalError) -> WizardOutcome<String> {
+    let passwordRules = PasswordPolicy.standard.rules(strength: .zxcvbn)
+    let form = Form(fields: [
+        Field(name: "username", label: "Username", rules: [.required(), .minLength(3)]),
+        Field(name: "password", label: "Password", rules: passwordRules, isSecret: true,
+              hint: "Password requirements: " + Rule.requirements(of: passwordRules)),
+        Field(FieldKey<Int>("age"), label: "Age", rules: [.required(), .range(13...120)]),
+        Field(FieldKey<Plan>("plan"), label: "Plan", initial: .free),
+    ])
+    TerminalGuard.install()  // signals restore the terminal until uninstall()
+    defer { TerminalGuard.uninstall() }
+    let runner = try TerminalRunner(options)
+    defer { runner.close() }
+    var wizard = Wizard<String>(form: form, mode: runner.mode, texts: WizardTexts(banner: "Join us"),
+                                afterAnswer: { name, form in name == "password" ? [.checklist(form.checklist(for: name))] : [] })
+    return runner.run(&wizard) { form in
+        let username = form["username"]!.value
+        guard !taken.contains(username) else {
+            return .rejected([FieldError(field: "username", code: "username.taken", message: "That name is taken")])
+        }
+        return .succeeded(username)
+    }
+}
+// README end
+
+/// The README's wizard code: the same text as its ```swift block, and it runs as it says.
+@Suite(.serialized) struct ReadmeWizardTests {
+    /// The lines between two markers of this file's own source.
+    static func ownBlock() throws -> String {
+        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
+        let lines = source.components(separatedBy: "\n")
+        let begin = try #require(lines.firstIndex(of: "// README begin"))
+        let end = try #require(lines.firstIndex(of: "// README end"))
+        return lines[(begin + 1)..<end].joined(separator: "\n")
+    }
+
+    /// The first ```swift block after the heading `## Build your own wizard` in README.md.
+    static func readmeBlock() throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.components(separatedBy: "\n")
+        let heading = try #require(lines.firstIndex(of: "## Build your own wizard"))
+        let open = try #require(lines[heading...].firstIndex(of: "```swift"))
+        let close = try #require(lines[(open + 1)...].firstIndex(of: "```"))
+        return lines[(open + 1)..<close].joined(separator: "\n")
+    }
+
+    /// Runs the README's `signUp` as a script: `answers` on a pipe, the conversation read back from another.
+    static func run(_ answers: String) throws -> (outcome: WizardOutcome<String>, conversation: String) {
+        var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
+        guard pipe(&input) == 0, pipe(&output) == 0 else { throw POSIXError(.EMFILE) }
+        defer { for fd in [input[0], output[0]] { close(fd) } }
+        _ = answers.utf8CString.withUnsafeBufferPointer { write(input[1], $0.baseAddress, $0.count - 1) }
+        close(input[1])
+        var options = RunnerOptions(programName: "readme-example", environment: ["LANG": "C.UTF-8"])
+        (options.input, options.output, options.interactive) = (input[0], output[1], false)
+        let outcome = try signUp(options)
+        close(output[1])
+        var bytes: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)
+        while case let n = read(output[0], &buffer, buffer.count), n > 0 { bytes += buffer[..<n] }
+        return (outcome, String(decoding: bytes, as: UTF8.self))
+    }
+
+    @Test func theReadmeShowsThisCodeVerbatim() throws {
+        let readme = try Self.readmeBlock(), own = try Self.ownBlock()
+        #expect(readme == own, "README.md's block and ReadmeWizardTests.swift differ:\n--- README\n\(readme)\n--- test\n\(own)")
+    }
+
+    @Test func itsWizardRunsAScriptToTheEnd() throws {
+        let good = try Self.run("bob\nQuartz-Lantern-58\n42\n\n")
+        #expect(good.outcome == .succeeded("bob"), "\(good.conversation)")
+        #expect(good.conversation.contains("  [x] at least 8 characters\n  [x] at most 1024 characters\n  [x] a digit\n"), "\(good.conversation)")
+        #expect(!good.conversation.contains("Quartz-Lantern-58"))
+        let taken = try Self.run("admin\nQuartz-Lantern-58\n42\npro\n")
+        #expect(taken.outcome == .invalid([FieldError(field: "username", code: "username.taken", message: "That name is taken")]))
+        let wrong = try Self.run("bob\nQuartz-Lantern-58\n9\nenterprise\n")
+        guard case .invalid(let errors) = wrong.outcome else { Issue.record("\(wrong.outcome)"); return }
+        #expect(errors.map(\.code) == ["age.outOfRange", "plan.notAChoice"])
+    }
+}

@@ -1,0 +1,1 @@
+../TranscriptTests/Screen.swift

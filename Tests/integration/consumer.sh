@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# An outside package: a folder outside the repository whose Package.swift depends on this one by
+# `.package(path:)` and imports each library product (SignupCore, WizardTerminal,
+# PasswordStrength, AccountStore), then runs its own small form in script mode: the answers
+# piped in, the output and the exit code checked. It resolves argument-parser and GRDB the way
+# a consumer does (through git's url.insteadOf mirror here, no network); its build folder is
+# kept in .build/consumer so that a second run only relinks.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+work="$(mktemp -d /tmp/signup-consumer.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+scratch="${SIGNUP_CONSUMER_SCRATCH:-$root/.build/consumer}"
+# A path dependency's identity is its folder's name (signup, main, wt-…), not the manifest's name.
+identity="$(basename "$root" | tr '[:upper:]' '[:lower:]')"
+
+mkdir -p "$work/Sources/consumer"
+cat >"$work/Package.swift" <<EOF
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "consumer",
+    dependencies: [.package(path: "$root")],
+    targets: [
+        .executableTarget(name: "consumer", dependencies: [
+            .product(name: "SignupCore", package: "$identity"),
+            .product(name: "WizardTerminal", package: "$identity"),
+            .product(name: "PasswordStrength", package: "$identity"),
+            .product(name: "AccountStore", package: "$identity"),
+        ]),
+    ]
+)
+EOF
+cat >"$work/Sources/consumer/main.swift" <<'EOF'
+import AccountStore
+import Foundation
+import PasswordStrength
+import SignupCore
+import WizardTerminal
+
+// A team sign-up: a team name, a seat count (typed) and a PIN-like secret; stored in SQLite.
+let seats = FieldKey<Int>("seats")
+let form = Form(fields: [
+    Field(name: "team", label: "Team", rules: [.required(), .minLength(2)]),
+    Field(seats, label: "Seats", rules: [.required(), .range(1...9)]),
+    Field(name: "secret", label: "Secret", rules: PasswordPolicy.standard.rules(strength: .zxcvbn), isSecret: true),
+])
+let database = CommandLine.arguments[1]
+TerminalGuard.install()
+let runner = try TerminalRunner(RunnerOptions(programName: "consumer"))
+var wizard = Wizard<Int64>(form: form, mode: runner.mode, texts: WizardTexts(banner: "New team"))
+let outcome = runner.run(&wizard) { form in
+    do throws(StoreError) {
+        let hash = try PasswordHasher.hash(Secret(form["secret"]!.value))
+        let account = try AccountStore(path: database).create(email: form["team"]!.value + "@teams.example", passwordHash: hash)
+        return .succeeded(account.id)
+    } catch {
+        return .unavailable(reason: "\(error)")
+    }
+}
+runner.close()
+TerminalGuard.uninstall()
+switch outcome {
+case .succeeded(let id):
+    print("team \(wizard.form.value(seats)!) seats, account \(id)")
+case .invalid(let errors):
+    for error in errors { runner.conversation.error(error.code) }
+    exit(65)
+default:
+    runner.conversation.error("\(outcome)")
+    exit(1)
+}
+EOF
+
+# The repository's resolved versions, so the consumer builds what is tested here.
+[ -f "$root/Package.resolved" ] && cp "$root/Package.resolved" "$work/Package.resolved"
+export SWIFT_BACKTRACE=enable=no
+if ! build_log="$(cd "$work" && swift build --scratch-path "$scratch" 2>&1)"; then
+    echo "$build_log" | tail -n 30
+    echo "consumer: the outside package does not build"
+    exit 1
+fi
+bin="$scratch/debug/consumer"
+
+status=0
+check() {  # check DESCRIPTION EXPECTED_STATUS EXPECTED_STDOUT STDERR_PATTERN INPUT
+    local out err code
+    err="$(mktemp)"
+    set +e
+    out="$(printf '%b' "$5" | "$bin" "$work/accounts.sqlite" 2>"$err")"
+    code=$?
+    set -e
+    if [ "$code" -ne "$2" ] || [ "$out" != "$3" ] || ! grep -qE "$4" "$err" || grep -q "Granite" "$err"; then
+        echo "consumer: FAIL $1: exit $code (want $2), stdout [$out] (want [$3]), stderr:"
+        cat "$err"
+        status=1
+    fi
+    rm -f "$err"
+}
+check "a valid form is stored" 0 "team 4 seats, account 1" "^Team: ops$" 'ops\n4\nGranite-Lantern-58\n'
+check "every error is reported with its code" 65 "" "^error: seats.outOfRange$" 'x\n12\nGranite\n'
+check "the typed field parses" 65 "" "^error: seats.notAWholeNumber$" 'dev\nfour\nGranite-Lantern-58\n'
+[ "$status" -eq 0 ] && echo "consumer: an outside package imports every library product and runs its form"
+exit "$status"
