@@ -52,8 +52,8 @@ let form = Form(fields: [
 // After the password: a ✓/✗ line per check (not the length limit no one reaches), then its strength.
 let afterAnswer: Wizard<String>.AfterAnswer = { name, form in
     guard name == "password", let password = form["password"]?.value, !password.isEmpty else { return [] }
-    let checks = form.checklist(for: "password").filter { $0.code != "password.tooLong" }
-    let level = StrengthEstimator.zxcvbn.estimate(password, [form["username"]?.value ?? ""]).level
+    let checks = form.checklist(for: "password", leavingOut: ["tooLong"])
+    let level = StrengthEstimator.zxcvbn.estimate(password, [form.text("username")]).level
     return [.checklist(checks), .strength(level)]
 }
 
@@ -69,7 +69,7 @@ texts.reviewQuestion = "Sign up? [Y/n/e] "
 var wizard = Wizard<String>(form: form, mode: runner.mode, texts: texts, afterAnswer: afterAnswer)
 let outcome = runner.run(&wizard) { form in
     // The "server": a taken name comes back on its field, and a person is asked it again.
-    let username = form["username"]!.value
+    let username = form.text("username")
     guard !taken.contains(username) else {
         return .rejected([FieldError(field: "username", code: "username.taken", message: "This username is taken")])
     }

@@ -37,6 +37,11 @@ public struct Form: Sendable {
         )
     }
 
+    /// The current text of field `name` (normalized; "" when empty). An unknown name stops the program.
+    public func text(_ name: String) -> String {
+        fields[index(of: name)].value
+    }
+
     /// The current answer of the field of `key` read as its type; nil when empty or not parsing.
     public func value<Value: AnswerValue>(_ key: FieldKey<Value>) -> Value? {
         let field = fields[index(of: key)]
@@ -125,9 +130,10 @@ public struct Form: Sendable {
         return result
     }
 
-    /// Every check of field `name`'s rules and whether its current value passes it (a ✓/✗ checklist).
-    public func checklist(for name: String) -> [CheckStatus] {
-        fields[index(of: name)].checklist(in: context)
+    /// Every check of field `name`'s rules and whether its current value passes it (a ✓/✗
+    /// checklist), without the checks failing with one of `reasons` (a limit no one reaches).
+    public func checklist(for name: String, leavingOut reasons: Set<String> = []) -> [CheckStatus] {
+        fields[index(of: name)].checklist(in: context).filter { !reasons.contains($0.check.reason) }
     }
 
     /// What field `name` shows now: nothing before it is answered (deferred errors).

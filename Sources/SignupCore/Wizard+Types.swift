@@ -86,7 +86,8 @@ public struct Prompt: Sendable, Equatable {
     public var text: String
     /// Whether the answer is a secret: masked, never echoed, never in history.
     public var isSecret: Bool
-    /// The answer to start editing from (an initial value, a field changed from the review); "" for none. Never a secret.
+    /// The answer to start editing from (an initial value, a field changed from the review); "" for none.
+    /// In a script, what an empty line keeps. Never a secret.
     public var initial: String
 
     /// A prompt for `question` showing `text`.

@@ -157,7 +157,9 @@ public struct Wizard<Success: Sendable>: Sendable {
             if let name = form.firstFieldNeedingAnswer { return askField(name) }
             return review()
         case .script:
-            if let field = form.fields.first(where: { !$0.isAnswered }) { return [ask(.field(field.name))] }
+            if let field = form.fields.first(where: { !$0.isAnswered }) {
+                return [ask(.field(field.name), initial: field.isSecret ? "" : field.initialValue)]
+            }
             return submit()
         }
     }

@@ -13,7 +13,8 @@ struct ScriptAnswers {
         // The echo follows the field being answered, never where the line came from; what is
         // echoed is made visible, so a line cannot send escape sequences to the terminal.
         if case .text(let text) = line, !prompt.isSecret {
-            conversation.put(VisibleText.of(text))
+            // An empty line keeps the initial value: the log shows the value used.
+            conversation.put(VisibleText.of(text.isEmpty ? prompt.initial : text))
         }
         conversation.put("\n")
         switch line {
