@@ -246,6 +246,13 @@ enum SignalSafe {
         _ = sigaction(sig, &action, previous)
     }
 
+    /// Whether `sig` is ignored (`SIG_IGN`). The corresponding C function is `sigaction` with no new action.
+    static func isIgnored(_ sig: Int32) -> Bool {
+        var current = sigaction()
+        guard sigaction(sig, nil, &current) == 0 else { return false }
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) == 1  // SIG_IGN
+    }
+
     /// Whether `sig` has its default action now (not ignored, not handled); false for a signal
     /// that cannot be changed. The corresponding C function is `sigaction` with no new action.
     static func hasDefaultAction(_ sig: Int32) -> Bool {

@@ -42,12 +42,18 @@ public enum TerminalGuard {
         // in poll(2), which a handler always interrupts, and also watches the wake-up pipe.
         let restart = SA_RESTART
         let crashes = [SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGSEGV, SIGBUS]
+        let chain = SignalSafe.environmentHas("SWIFT_BACKTRACE")
         // Default action: stop, continue or nothing. SIGKILL and SIGSTOP cannot be caught.
         let harmless = [SIGCHLD, SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU, SIGURG, SIGWINCH, SIGKILL]
         for sig in 1..<Int32(GuardState.signalSlots) where !crashes.contains(sig) && !harmless.contains(sig) && sig != SIGINT {
             // Leave alone a signal another part of the program ignores (SIGPIPE) or handles;
             // glibc's own real-time signals refuse to be changed.
-            guard SignalSafe.hasDefaultAction(sig) else { continue }
+            // SIGQUIT is the exception: Swift's crash reporter takes it in a dynamically linked
+            // build, and a Ctrl-\ would then offer a debugger and hold the terminal for 30 s
+            // instead of restoring it. It is taken whatever handler it has, unless ignored or a
+            // developer asked for the reporter with SWIFT_BACKTRACE.
+            let reporterOwned = sig == SIGQUIT && !chain && !SignalSafe.isIgnored(sig)
+            guard SignalSafe.hasDefaultAction(sig) || reporterOwned else { continue }
             GuardState.setHandler(sig, onFatalSignal, flags: restart)
         }
         // A SIGINT or SIGTSTP the parent ignores stays ignored: a non-interactive shell starts
@@ -59,7 +65,6 @@ public enum TerminalGuard {
         if handlesStop { GuardState.setHandler(SIGTSTP, onStop, flags: restart) }
         GuardState.setHandler(SIGCONT, onContinue, flags: restart)
         GuardState.setHandler(SIGWINCH, onResize, flags: restart)
-        let chain = SignalSafe.environmentHas("SWIFT_BACKTRACE")
         GuardState.chainCrashes.store(chain, ordering: .sequentiallyConsistent)
         for sig in crashes {
             SignalSafe.setInfoHandler(sig, onCrash, flags: restart | Int32(truncatingIfNeeded: SA_ONSTACK),

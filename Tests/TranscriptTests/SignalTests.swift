@@ -71,6 +71,22 @@ import Testing
         #expect(!shell.text().contains("Press space"), "the crash offered a debugger: \(shell.text())")
     }
 
+    /// Ctrl-\ (SIGQUIT from the terminal) without SWIFT_BACKTRACE: in a build whose runtime installed
+    /// Swift's crash reporter (a debug build), it offered a debugger and held the terminal with echo off.
+    @Test func ctrlBackslashOffersNoDebuggerAndRestoresTheTerminal() throws {
+        let scratch = try ScratchFolder()
+        let shell = try Self.underShell("", scratch: scratch, environment: ["SWIFT_BACKTRACE": String?.none])
+        defer { shell.kill(SIGKILL) }
+        try shell.expect("Email: ", timeout: 10)
+        try shell.send("zed@example.com\r")
+        try shell.expect("Password: ", timeout: 10)
+        try shell.send("Quartz-La\u{1C}")
+        try shell.expect("status=\(128 + SIGQUIT)", timeout: 8)  // the interactive backtracer waits 30 s
+        try Self.expectRestored(shell, status: 128 + SIGQUIT, "SIGQUIT")
+        #expect(!shell.text().contains("Press space"), "Ctrl-\\ offered a debugger: \(shell.text())")
+        #expect(!shell.text().contains("Quartz-La"), "the password typed so far was shown")
+    }
+
     @Test func sigintInAScriptSaysCancelledAndNothingWasSaved() throws {
         let scratch = try ScratchFolder()
         let process = Process()
