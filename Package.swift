@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "SignupCore"),
         // The only code that touches termios, signals and libedit. Not "Terminal": a module name
         // that generic clashes with other packages' modules in a consumer.
-        .target(name: "WizardTerminal", dependencies: ["SignupCore", "CLibedit"]),
+        .target(name: "WizardTerminal", dependencies: ["SignupCore", "CLibedit", "CSystem"]),
         // zxcvbn behind the core's `StrengthEstimator` seam, usable without the store.
         .target(name: "PasswordStrength", dependencies: ["SignupCore", "CZxcvbn"]),
         // SQLite through GRDB or PostgreSQL through libpq, Argon2id hashing.

@@ -205,7 +205,8 @@ public final class TerminalSession {
     ///
     /// Backspace, Ctrl-U and Ctrl-W edit it; Enter ends it; a pasted password works.
     public func readSecret(prompt: String) -> LineRead {
-        read(prompt: prompt, mode: .secret)
+        ProcessHardening.apply()  // no core file, no same-user debugger, before a secret is typed
+        return read(prompt: prompt, mode: .secret)
     }
 
     /// Writes `text` to the session's output, after anything libedit has buffered.

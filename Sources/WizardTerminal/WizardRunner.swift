@@ -98,6 +98,8 @@ public final class TerminalRunner {
         submit: (Form) -> SubmitResult<Success>
     ) -> WizardOutcome<Success> {
         precondition(wizard.mode == mode, "the wizard was made for another mode than this runner's")
+        // No core file and no same-user debugger may hold a secret typed or piped here.
+        if wizard.form.fields.contains(where: \.isSecret) { ProcessHardening.apply() }
         if let session {
             return loop(&wizard, intercept: intercept, submit: submit) { prompt, discard in
                 TerminalAnswers.read(prompt, discardTypeAhead: discard, from: session)

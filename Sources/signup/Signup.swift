@@ -1,4 +1,5 @@
 import ArgumentParser
+import WizardTerminal
 
 /// `signup`: create an account (the default), list accounts, or verify a password.
 @main

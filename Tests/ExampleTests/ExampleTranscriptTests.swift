@@ -61,6 +61,17 @@ let goodPassword = "Quartz-Lantern-58"
         #expect(!screen.contains(goodPassword) && !screen.contains("weakpass1"), "a password was shown: \(screen)")
     }
 
+    /// The runner hardens a program whose form has a secret, not only signup: no core file (a
+    /// crash would write the password to disk), from before the first prompt.
+    @Test func theProcessWritesNoCoreWhileItAsks() throws {
+        let terminal = try Self.start()
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ")
+        let limits = try String(contentsOfFile: "/proc/\(terminal.pid)/limits", encoding: .utf8)
+        let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }.map(String.init) ?? ""
+        #expect(core.split(separator: " ").filter { $0.allSatisfy(\.isNumber) } == ["0", "0"], "core limit: \(core)")
+    }
+
     @Test func aTakenUsernameIsShownOnItsFieldAndAskedAgain() throws {
         let terminal = try Self.start()
         defer { terminal.kill(SIGKILL) }
