@@ -35,9 +35,9 @@ extension Int: AnswerValue {
 }
 
 extension Double: AnswerValue {
-    /// A finite decimal number with `.` as its point: `1.5`, `-2`, `3e2`; never `nan` or `inf`.
+    /// A finite decimal number with `.` as its point: `1.5`, `-2`, `3e2`; never `nan`, `inf` or hexadecimal (`0x10`).
     public init?(answer: String) {
-        guard answer.allSatisfy({ $0.isASCII }), let value = Double(answer), value.isFinite else { return nil }
+        guard answer.allSatisfy({ "0123456789.+-eE".contains($0) }), let value = Double(answer), value.isFinite else { return nil }
         self = value
     }
     /// The shortest text that reads back as the same number.
@@ -62,15 +62,21 @@ extension Bool: AnswerValue {
 }
 
 extension AnswerValue where Self: CaseIterable & RawRepresentable, RawValue == String {
-    /// A case by its raw value (in any case) or by its number in `allCases`, from 1.
+    /// A case by its raw value (exactly, else in any case), or by its number in `allCases` from
+    /// 1 when no raw value is itself a number (`case ground = "0"` is chosen by "0", never by position).
     public init?(answer: String) {
         let cases = Array(Self.allCases)
-        if let number = Int(answer, radix: 10), cases.indices.contains(number - 1) {
-            self = cases[number - 1]
+        if let exact = cases.first(where: { $0.rawValue == answer }) {
+            self = exact
             return
         }
-        guard let match = cases.first(where: { $0.rawValue.lowercased() == answer.lowercased() }) else { return nil }
-        self = match
+        if let match = cases.first(where: { $0.rawValue.lowercased() == answer.lowercased() }) {
+            self = match
+            return
+        }
+        let numbered = !cases.contains { Int($0.rawValue, radix: 10) != nil }
+        guard numbered, let number = Int(answer, radix: 10), cases.indices.contains(number - 1) else { return nil }
+        self = cases[number - 1]
     }
     /// The raw value.
     public var answerText: String { rawValue }

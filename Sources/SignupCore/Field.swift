@@ -98,7 +98,9 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
 
     /// A field whose answers are read as `Value` (a number, yes/no, a choice): the line must
     /// parse (else the type's own code, such as `age.notAWholeNumber`), then `rules` are checked.
-    /// Surrounding white space is trimmed before parsing unless `normalize` says otherwise.
+    /// Surrounding white space is trimmed before parsing unless `normalize` says otherwise; a line
+    /// that parses is kept as its value's own text (`2` for a choice becomes its name, `+7` is `7`),
+    /// so the review shows what was chosen.
     public init<Value: AnswerValue>(
         _ key: FieldKey<Value>,
         label: String? = nil,
@@ -114,7 +116,11 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
         self.init(
             name: key.name, label: label, rules: [.parses(as: Value.self)] + rules, mode: mode, isSecret: isSecret,
             dependsOn: dependsOn, messages: messages, hint: hint, initialText: initial?.answerText ?? "",
-            normalize: normalize, type: Value.self
+            normalize: { text in
+                let line = normalize(text)
+                return Value(answer: line)?.answerText ?? line
+            },
+            type: Value.self
         )
     }
 

@@ -11,14 +11,24 @@ public struct Form: Sendable {
     /// the form or the next submit begins.
     public private(set) var formErrors: [FieldError] = []
 
-    /// A form of `fields`, asked in this order. Field names must be unique, and every field a
-    /// rule reads or a field depends on must be one of them.
+    /// A form of `fields`, asked in this order. Field names must be unique, every field a rule
+    /// reads or a field depends on must be one of them, and no field may depend on itself, even
+    /// through others (it would be asked for ever).
     public init(fields: [Field]) {
         precondition(Set(fields.map(\.name)).count == fields.count, "field names must be unique")
         let names = Set(fields.map(\.name))
         for field in fields {
             for other in field.dependsOn + field.rules.flatMap(\.referencedFields) {
-                precondition(names.contains(other), "field \(field.name) names \(other), which is not a field of this form")
+                precondition(names.contains(other), "field \(field.name) names a field this form does not have")
+            }
+        }
+        let sources = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.dependsOn) })
+        for field in fields {
+            var seen: Set<String> = []
+            var next = field.dependsOn
+            while let name = next.popLast() {
+                precondition(name != field.name, "field \(field.name) depends on itself")
+                if seen.insert(name).inserted { next += sources[name] ?? [] }
             }
         }
         self.fields = fields
@@ -172,7 +182,8 @@ public struct Form: Sendable {
 
     private func index(of name: String) -> Int {
         guard let index = fields.firstIndex(where: { $0.name == name }) else {
-            preconditionFailure("no field named \(name) in this form (fields: \(fields.map(\.name).joined(separator: ", ")))")
+            // The name is not repeated: arguments passed the wrong way round would put an answer here.
+            preconditionFailure("no field of this form has the name given (\(name.count) characters); its fields: \(fields.map(\.name).joined(separator: ", "))")
         }
         return index
     }

@@ -23,6 +23,8 @@ public enum SubmissionState: Sendable, Equatable {
 public struct SubmitAttempt: Sendable, CustomStringConvertible {
     /// Which attempt this is; a result for an older one is ignored.
     public let number: Int
+    /// The controller it belongs to: another controller ignores it.
+    let controller: UInt64
     /// The form that passed the gate (its secrets print as `<redacted>`).
     public let form: Form
 
@@ -45,6 +47,8 @@ public struct SubmissionController: Sendable {
     /// Where the submission is.
     public private(set) var state: SubmissionState = .initial
     private var attempts = 0
+    /// Tells this controller's attempts from another's.
+    private let identity = UInt64.random(in: 1...UInt64.max)
 
     /// A controller for `form`, in the initial state.
     public init(form: Form) {
@@ -53,10 +57,11 @@ public struct SubmissionController: Sendable {
 
     /// Passes the gate: when every field passes and no submit is under way, moves to
     /// `submitting` and returns the attempt to finish. Returns nil when a submit is already
-    /// under way (nothing changes) or when a field fails (the state says which errors).
+    /// under way or has succeeded (nothing changes: one success per form, so a double click after
+    /// a fast submit is not a second one), or when a field fails (the state says which errors).
     @discardableResult
     public mutating func begin() -> SubmitAttempt? {
-        guard state != .submitting else { return nil }
+        guard state != .submitting, state != .succeeded else { return nil }
         form.markSubmitAttempted()
         form.clearFormErrors()
         guard form.isValid else {
@@ -65,7 +70,7 @@ public struct SubmissionController: Sendable {
         }
         attempts += 1
         state = .submitting
-        return SubmitAttempt(number: attempts, form: form)
+        return SubmitAttempt(number: attempts, controller: identity, form: form)
     }
 
     /// Records the result of `attempt`; field errors go on their fields, form errors into
@@ -73,7 +78,7 @@ public struct SubmissionController: Sendable {
     /// under way (already finished, or an older one).
     @discardableResult
     public mutating func finish(_ attempt: SubmitAttempt, with result: Result<Void, SubmissionFailure>) -> Bool {
-        guard state == .submitting, attempt.number == attempts else { return false }
+        guard state == .submitting, attempt.number == attempts, attempt.controller == identity else { return false }
         switch result {
         case .success:
             state = .succeeded
@@ -84,12 +89,14 @@ public struct SubmissionController: Sendable {
         return true
     }
 
-    /// Runs an `async` submit of the attempt's form. What it throws becomes the failure: a
-    /// ``SubmissionFailure`` as it is, a ``FieldError`` as that field's error, anything else
-    /// as `unavailable` with its description. Nothing is held while it runs, so the controller
-    /// stays usable (and refuses a second submit) meanwhile.
+    /// Runs an `async` submit of the attempt's form on the caller's actor (the main actor of a
+    /// UI: no `@Sendable` needed). What it throws becomes the failure: a ``SubmissionFailure`` as
+    /// it is, a ``FieldError`` as that field's error, a cancelled task as `unavailable` "the
+    /// submit was cancelled", anything else as `unavailable` with its description. Nothing is
+    /// held while it runs, so the controller stays usable (and refuses a second submit) meanwhile.
     public static func perform(
         _ attempt: SubmitAttempt,
+        isolation: isolated (any Actor)? = #isolation,
         _ submit: (Form) async throws -> Void
     ) async -> Result<Void, SubmissionFailure> {
         do {
@@ -99,6 +106,8 @@ public struct SubmissionController: Sendable {
             return .failure(failure)
         } catch let error as FieldError {
             return .failure(.fields([error]))
+        } catch is CancellationError {
+            return .failure(.unavailable(reason: "the submit was cancelled"))
         } catch {
             return .failure(.unavailable(reason: "\(error)"))
         }

@@ -196,6 +196,8 @@ public struct WizardTexts: Sendable {
     public var pickQuestion: @Sendable (_ count: Int) -> String = { "Change which? [1-\($0)] " }
     /// Explains the pick question after an answer it does not know.
     public var pickHelp: @Sendable (_ count: Int) -> String = { "Enter a number from 1 to \($0), or press Enter to go back." }
+    /// Said after `e` when no field can be changed (every field depends on another).
+    public var nothingToChange = "There is nothing to change here. Answer y to submit or n to cancel."
     /// The question after Ctrl-C once something was answered.
     public var discardQuestion = "Discard your answers? [y/N] "
     /// The question after a submit could not be carried out.

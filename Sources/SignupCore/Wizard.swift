@@ -52,7 +52,7 @@ public struct Wizard<Success: Sendable>: Sendable {
             if let problem = unreadablePresets[field.name] { form.reject(field.name, with: [.unreadable(problem, field: field.name)]) }
         }
         for name in Set(presets.keys).union(unreadablePresets.keys) where form[name] == nil {
-            preconditionFailure("a preset names \(name), which is not a field of this form")
+            preconditionFailure("a preset names a field this form does not have; its fields: \(form.fields.map(\.name).joined(separator: ", "))")
         }
         self.mode = mode
         self.texts = texts
@@ -126,9 +126,13 @@ public struct Wizard<Success: Sendable>: Sendable {
 
         let field = form[name]!
         if !field.dependsOn.isEmpty, errors.contains(where: { $0.reason == "mismatch" }) {
-            // The confirmation does not match: its source is typed again, then the confirmation.
-            controller.update { form in field.dependsOn.forEach { form.reset($0) } }
-            return effects + askField(field.dependsOn[0])
+            // The confirmation does not match: the field it is compared with is typed again, then
+            // the confirmation; other fields it depends on keep their answers.
+            let compared = field.rules.filter { $0.checks.contains { $0.reason == "mismatch" } }.flatMap(\.referencedFields)
+            let sources = compared.filter(field.dependsOn.contains)
+            let reset = sources.isEmpty ? field.dependsOn : sources
+            controller.update { form in reset.forEach { form.reset($0) } }
+            return effects + askField(reset[0])
         }
         if !errors.isEmpty { return effects + askField(name, reasonsShown: true) }
         return effects + next()
@@ -187,13 +191,14 @@ public struct Wizard<Success: Sendable>: Sendable {
             case "n", "no": return finish(.declined)
             case "e", "edit":
                 let labels = editableFields.map { form[$0]!.label }
+                guard !labels.isEmpty else { return [.notice(texts.nothingToChange), ask(.review)] }
                 return [.choices(labels), ask(.pickField)]
             default: return [.notice(texts.reviewHelp), ask(.review)]
             }
         case .pickField:
             if answer.isEmpty { return review() }
             let fields = editableFields
-            let chosen = Int(answer).flatMap { (1...fields.count).contains($0) ? fields[$0 - 1] : nil }
+            let chosen = Int(answer).flatMap { fields.indices.contains($0 - 1) ? fields[$0 - 1] : nil }
                 ?? fields.first { $0 == answer || form[$0]?.label.lowercased() == answer }
             guard let name = chosen else {
                 return [.notice(texts.pickHelp(fields.count)), ask(.pickField)]

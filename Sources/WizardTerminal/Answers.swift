@@ -8,7 +8,7 @@ struct ScriptAnswers {
     /// Writes the prompt, reads a line, echoes it unless it is a secret, ends the line.
     func read<Success>(_ prompt: Prompt) -> WizardInput<Success> {
         // At a terminal (a script's lines typed there) echo is off for the whole run (see TerminalRunner).
-        conversation.put(prompt.text)
+        conversation.put(VisibleText.of(prompt.text))  // a label is the program's text, but made visible like every other
         let line = input.next()
         // The echo follows the field being answered, never where the line came from; what is
         // echoed is made visible, so a line cannot send escape sequences to the terminal.
@@ -30,9 +30,10 @@ enum TerminalAnswers {
     static func read<Success>(_ prompt: Prompt, discardTypeAhead: Bool, from session: TerminalSession) -> WizardInput<Success> {
         let isField = if case .field = prompt.question { true } else { false }
         if discardTypeAhead { session.discardTypeAhead() }
+        let text = VisibleText.of(prompt.text)  // a label with an escape sequence cannot drive the terminal
         let read = prompt.isSecret
-            ? session.readSecret(prompt: prompt.text)
-            : session.readLine(prompt: prompt.text, remember: isField, initial: prompt.initial)  // Up recalls answers, not "y" or "1"
+            ? session.readSecret(prompt: text)
+            : session.readLine(prompt: text, remember: isField, initial: prompt.initial)  // Up recalls answers, not "y" or "1"
         switch read {
         case .unreadable(let problem):
             return .unreadable(problem)

@@ -9,7 +9,7 @@ import Testing
               rules: [.required(message: "Pick a user name"), .minLength(3), .pattern("[a-z0-9_]+", message: "Use a-z, 0-9 and _")],
               normalize: { $0.trimmingCharacters(in: .whitespaces) }),
         Field(name: "pin", label: "PIN", rules: [.required(), .pattern("[0-9]{4,8}", message: "Use 4 to 8 digits")], isSecret: true),
-        Field(name: "pinAgain", label: "PIN again", rules: [.equals(field: "pin", message: "PINs do not match")],
+        Field(name: "pinAgain", label: "PIN again", rules: [.required(), .equals(field: "pin", message: "PINs do not match")],
               isSecret: true, dependsOn: ["pin"]),
     ])
     form.answer("username", with: "Bob!")
@@ -20,6 +20,8 @@ import Testing
     #expect(controller.fieldToRevisit == "username")
     controller.update { $0.answer("username", with: "bob") }
     controller.update { $0.answer("pin", with: "1234") }
+    controller.update { $0.answer("pinAgain", with: "") }
+    #expect(controller.begin() == nil, "an empty confirmation must not pass: .equals passes on an empty value")
     controller.update { $0.answer("pinAgain", with: "1234") }
     #expect(controller.begin() != nil)
 }

@@ -1,0 +1,51 @@
+import Glibc
+import SignupCore
+import Testing
+import WizardTerminal
+
+/// `TerminalRunner` over a script's lines, in this process: answers on one pipe, the conversation on another.
+@Suite struct RunnerScriptTests {
+    /// Runs `form` in script mode with `input` as the script; returns the conversation and the outcome.
+    func run(_ form: Form, _ input: String) throws -> (conversation: String, outcome: WizardOutcome<String>) {
+        var answers: [Int32] = [0, 0], talk: [Int32] = [0, 0]
+        try #require(pipe(&answers) == 0 && pipe(&talk) == 0)
+        defer { [answers[0], talk[0]].forEach { close($0) } }
+        _ = input.withCString { write(answers[1], $0, strlen($0)) }
+        close(answers[1])
+        var options = RunnerOptions(programName: "test", environment: ["TERM": "xterm"])
+        options.input = answers[0]
+        options.output = talk[1]
+        let runner = try TerminalRunner(options)
+        var wizard = Wizard<String>(form: form, mode: runner.mode)
+        let outcome = runner.run(&wizard) { form in .succeeded(form.text("name")) }
+        runner.close()
+        close(talk[1])
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while case let got = read(talk[0], &chunk, chunk.count), got > 0 { bytes += chunk[..<got] }
+        return (String(decoding: bytes, as: UTF8.self), outcome)
+    }
+
+    @Test func aLabelWithAnEscapeSequenceIsShownVisibleNeverSent() throws {
+        let form = Form(fields: [Field(name: "name", label: "Name\u{1B}]0;PWNED\u{7}")])
+        let (conversation, outcome) = try run(form, "bob\n")
+        #expect(outcome == .succeeded("bob"))
+        #expect(!conversation.contains("\u{1B}"), "an escape reached the terminal: \(conversation.debugDescription)")
+        #expect(conversation.contains("Name^[]0;PWNED^G: bob"))
+    }
+
+    @Test func aScriptHearsItsErrorsAtTheEndInOneLineEach() throws {
+        let form = Form(fields: [Field(name: "name", rules: [.minLength(3)]), Field(FieldKey<Int>("age"))])
+        let (conversation, outcome) = try run(form, "bo\nold\n")
+        guard case .invalid(let errors) = outcome else {
+            Issue.record("expected invalid, got \(outcome)")
+            return
+        }
+        var plain = Conversation(style: .plain, quiet: false)
+        var said = ""
+        plain.output = { said += $0 }
+        plain.showErrors(of: WizardOutcome<String>.invalid(errors))
+        #expect(said == "error: name: Use at least 3 characters\nerror: age: Enter a whole number, such as 42\n")
+        #expect(conversation == "name: bo\nage: old\n")
+    }
+}
