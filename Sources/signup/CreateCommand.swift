@@ -46,7 +46,7 @@ struct CreateCommand: ParsableCommand {
     var dryRun = false
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = IO.environment()
         if passwordFile != nil && passwordFd != nil {
             throw UsageError("use only one of --password-file and --password-fd")
         }
