@@ -45,3 +45,19 @@ import Testing
         #expect(run.stderr.contains(".s.PGSQL.1"), "libpq's reason names the socket it tried")
     }
 }
+
+/// `signup` with no argument skips the argument parser (its reflection is a quarter of the
+/// start-up); it must stay exactly `signup create` with every option at its default.
+@Suite struct DefaultCommandTests {
+    @Test(arguments: [answers, "", "alice@example.com\n"])
+    func noArgumentIsCreateWithItsDefaults(input: String) {
+        let bare = Sandbox(), named = Sandbox()
+        let withoutArguments = bare.run([], input: lines(input), environment: ["SIGNUP_DB": bare.db])
+        let create = named.run(["create"], input: lines(input), environment: ["SIGNUP_DB": named.db])
+        #expect(create.status == (input == answers ? 0 : 66))
+        #expect(withoutArguments.status == create.status)
+        #expect(withoutArguments.stdout == create.stdout)
+        #expect(withoutArguments.stderr == create.stderr)
+        #expect(bare.accounts().count == named.accounts().count)
+    }
+}
