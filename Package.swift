@@ -26,7 +26,9 @@ let package = Package(
         .systemLibrary(name: "CLibedit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
-        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // libpq's header, and its functions loaded with dlopen on first use (libpq-dev for the
+        // header): a run without PostgreSQL never loads libpq's two dozen libraries.
+        .target(name: "CLibpq"),
         // prctl and setrlimit for the process's own hardening (SPEC 10).
         .systemLibrary(name: "CSystem"),
 

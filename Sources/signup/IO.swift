@@ -1,3 +1,4 @@
+import CSystem
 import Glibc
 
 /// The program's one door to file descriptors: whole writes and line reads, retrying EINTR.
@@ -130,6 +131,23 @@ enum IO {
     /// The text of errno for messages.
     static func lastErrorText() -> String {
         String(cString: strerror(errno))
+    }
+
+    /// The process's environment as `ProcessInfo.processInfo.environment` gives it (split at
+    /// the first `=`, entries without one skipped, the last of a repeated name wins), read
+    /// from `environ` directly: Foundation's `ProcessInfo` is not worth its start-up cost
+    /// before the first prompt. Read after `EnvironmentPassword.taken` removed the password.
+    static func environment() -> [String: String] {
+        var variables: [String: String] = [:]
+        var entry = signup_environment()
+        while let pointer = entry?.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                variables[String(text[..<equals])] = String(text[text.utf8.index(after: equals)...])
+            }
+            entry = entry?.successor()
+        }
+        return variables
     }
 
     /// Removes a variable from the environment (the password must not outlive its reading).

@@ -40,18 +40,28 @@ struct Signup: ParsableCommand {
             IO.write("error: signup help takes the name of a subcommand: create, list or verify (the word given is not shown: it may be a secret).\n", to: 2)
             Self.exit(withError: ExitCode(ExitStatus.usage))
         }
-        var command: ParsableCommand
         do {
-            command = try parseAsRoot()
-        } catch {
-            exitWithoutRepeatingArguments(error)
-        }
-        do {
-            try command.run()
+            // No argument: the default command with its defaults, without the parser's start-up
+            // cost (CreateRun). Anything else, even one empty argument, is the parser's.
+            if CommandLine.arguments.count == 1 {
+                try CreateRun().run()
+            } else {
+                var command = parsed()
+                try command.run()
+            }
         } catch let error as UsageError {
             error.exit()
         } catch {
             Self.exit(withError: error)
+        }
+    }
+
+    /// The command the arguments name, or the exit of a parse error.
+    static func parsed() -> ParsableCommand {
+        do {
+            return try parseAsRoot()
+        } catch {
+            exitWithoutRepeatingArguments(error)
         }
     }
 

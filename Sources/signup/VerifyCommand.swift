@@ -24,7 +24,7 @@ struct VerifyCommand: ParsableCommand {
         if isTerminal(0) && isTerminal(2) {
             TerminalGuard.install()
             TerminalGuard.prepareInterruptReport(conversation: "Nothing was checked.\n", result: "")
-            let environment = ProcessInfo.processInfo.environment
+            let environment = IO.environment()
             let session = try TerminalStart.session(
                 escapeSequences: TerminalCapabilities.knowsTerminal(environment: environment) && (environment["NO_COLOR"] ?? "").isEmpty,
                 hint: "Nothing was checked. Give the password on standard input instead."

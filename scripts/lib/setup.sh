@@ -30,8 +30,11 @@ ensure_swift() {
 # scripts/package install it, scripts/bench measures it: all through build_release, so they
 # are the same binary. Swift's runtime and Foundation are linked statically: exec to the
 # first prompt is about twice as fast as with the shared runtime (BENCHMARKS.md), and the
-# binary then needs no Swift toolchain at run time (only Debian's C libraries).
-RELEASE_FLAGS=(-c release --static-swift-stdlib)
+# binary then needs no Swift toolchain at run time (only Debian's C libraries). Without
+# SwiftPM's default RUNPATH of $ORIGIN: the release binary needs no library of its own, and
+# with it the loader (and libpq's dlopen) first tried every library in the binary's folder,
+# where anyone who can write that folder (a shared --prefix) could plant one.
+RELEASE_FLAGS=(-c release --static-swift-stdlib --disable-local-rpath)
 
 # Builds the release signup (build output on standard error) and prints its path.
 # PRODUCT=signup-bench builds the benchmark helper with the same flags instead.

@@ -1,2 +1,0 @@
-// libpq, PostgreSQL's client library. Only Sources/AccountStore/Libpq.swift calls it.
-#include <libpq-fe.h>
