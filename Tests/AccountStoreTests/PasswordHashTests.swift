@@ -131,6 +131,35 @@ struct PasswordHashTests {
         }
     }
 
+    @Test("the README's storing example compiles, is the README's text, and stores what it says")
+    func readmeExample() throws {
+        let password = "Granite-Lantern-58", email = "alice@example.com", otherEmail = "bob@example.com"
+        let phcFromElsewhere = "$argon2id$v=19$m=19456,t=2,p=1$\(Self.salt)$\(Self.hash)"
+        try withTemporaryFolder { folder throws in
+            let database = folder.file("accounts.sqlite")
+            // README store begin
+            let hash = try PasswordHasher.hash(Secret(password))          // Argon2id, m=19456, t=2, p=1
+            let imported = try PasswordHash(parsing: phcFromElsewhere)    // throws PasswordHash.Invalid
+            let store = try StoreLocation.chosen(option: database, environment: [:]).openForWriting()  // a path or a PostgreSQL URL
+            let account = try store.create(email: email, passwordHash: hash)
+            _ = try store.create(email: otherEmail, passwordHash: imported)
+            // README store end
+            #expect(account.email == email)
+            #expect(PasswordHasher.check(Secret(password), against: try store.passwordHash(forEmail: email)) == .matches)
+            #expect(try store.passwordHash(forEmail: otherEmail) == phcFromElsewhere)
+        }
+        let source = try String(contentsOfFile: #filePath, encoding: .utf8).components(separatedBy: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let begin = try #require(source.firstIndex(of: "// README store begin"))
+        let end = try #require(source.firstIndex(of: "// README store end"))
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8).components(separatedBy: "\n")
+        let heading = try #require(readme.firstIndex { $0.hasPrefix("**Storing accounts from your own program.**") })
+        let open = try #require(readme[heading...].firstIndex(of: "```swift"))
+        let close = try #require(readme[(open + 1)...].firstIndex(of: "```"))
+        #expect(Array(readme[(open + 1)..<close]) == Array(source[(begin + 1)..<end]))
+    }
+
     /// The `password_hash` column as the database holds it, read by sqlite3 or psql.
     func storedHashes(_ location: StoreLocation) throws -> [String] {
         switch location {
