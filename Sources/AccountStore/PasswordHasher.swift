@@ -131,7 +131,7 @@ extension PasswordHasher {
     /// Reads `phc` the way libargon2 decodes an Argon2id PHC string, with signup's limits; the one parser.
     ///
     /// `$argon2id$v=19$m=M,t=T,p=P$SALT$HASH`, byte for byte: the costs in that order and in
-    /// decimal, at least Argon2's minimums (t ≥ 1, p ≥ 1, m ≥ 8p) and at most ``costLimits``;
+    /// decimal without leading zeros, at least Argon2's minimums (t ≥ 1, p ≥ 1, m ≥ 8p) and at most ``costLimits``;
     /// salt and hash in base64 without padding (unused bits zero), at least 8 and 4 bytes.
     /// Nothing else passes: no NUL (C would read a shorter string), no other character.
     static func parse(_ phc: String) -> Result<Costs, PasswordHash.Invalid> {
@@ -150,7 +150,9 @@ extension PasswordHasher {
         var values: [Int] = []
         for (field, name) in zip(fields, ["m=", "t=", "p="]) where field.starts(with: name.utf8) {
             let digits = field.dropFirst(2)
+            // libargon2 refuses a leading zero too (`m=019456`).
             guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                  digits.count == 1 || digits.first != UInt8(ascii: "0"),
                   let value = Int(String(decoding: digits, as: UTF8.self)) else { break }
             values.append(value)
         }

@@ -44,6 +44,8 @@ struct PasswordHashTests {
         "$argon2id$v=19$t=2,m=19456,p=1$\(salt)$\(hash)",
         "$argon2id$v=19$m=19456,t=2,p=1,keyid=k$\(salt)$\(hash)",
         "$argon2id$v=19$m=+19456,t=2,p=1$\(salt)$\(hash)",
+        "$argon2id$v=19$m=019456,t=2,p=1$\(salt)$\(hash)",  // libargon2 refuses leading zeros
+        "$argon2id$v=19$m=19456,t=02,p=1$\(salt)$\(hash)",
         "$argon2id$v=19$m=19456,t=\u{FF12},p=1$\(salt)$\(hash)",
         "$argon2id$v=19$m=19456,t=2,p=$\(salt)$\(hash)",
         "$argon2id$v=19$m=19456,t=0,p=1$\(salt)$\(hash)",
@@ -102,6 +104,45 @@ struct PasswordHashTests {
         #expect(hash.phc == text)
         // A mismatch (not an unusable hash) means libargon2 decoded it and ran Argon2.
         #expect(PasswordHasher.check(Secret("Hunter2Zebra!Secret"), against: text) == .doesNotMatch)
+    }
+
+    @Test("near misses of a valid string: it accepts exactly those argon2-cffi's libargon2 decodes")
+    func agreesWithAnotherDecoder() throws {
+        // Every one-byte deletion and replacement of a valid string with Argon2's least costs.
+        let valid = Array("$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaA".utf8)
+        var candidates: Set<String> = []
+        for index in valid.indices {
+            var deleted = valid
+            deleted.remove(at: index)
+            candidates.insert(String(decoding: deleted, as: UTF8.self))
+            for replacement in "0129AQRgh+/$,=-!i ".utf8 {
+                var replaced = valid
+                replaced[index] = replacement
+                candidates.insert(String(decoding: replaced, as: UTF8.self))
+            }
+        }
+        // signup wants version 19 (libargon2 also takes 16, and no version at all).
+        let texts = candidates.filter { $0.contains("$v=19$") }.sorted()
+        let oracle = try run(["python3", "-c", """
+            import os, argon2.exceptions
+            from argon2.low_level import verify_secret, Type
+            for line in os.environ["HASHES"].split("\\n"):
+                try:
+                    verify_secret(line.encode(), b"Hunter2Zebra!Secret", Type.ID)
+                    print("match")
+                except argon2.exceptions.VerifyMismatchError:
+                    print("decoded")
+                except argon2.exceptions.VerificationError:
+                    print("refused")
+            """], environment: ["HASHES": texts.joined(separator: "\n")])
+        try #require(oracle.status == 0, "python3 with argon2-cffi is needed: \(oracle.error)")
+        let verdicts = oracle.output.split(separator: "\n").map(String.init)
+        try #require(verdicts.count == texts.count)
+        #expect(verdicts.contains("decoded") && verdicts.contains("refused"))
+        for (text, verdict) in zip(texts, verdicts) {
+            let accepted = (try? PasswordHash(parsing: text)) != nil
+            #expect(accepted == (verdict == "decoded"), "\(text): argon2-cffi \(verdict)")
+        }
     }
 
     @Test("its description and mirror name the algorithm and costs, never the salt or the hash")
