@@ -7,9 +7,12 @@ import Foundation
 public protocol AccountBackend: AnyObject {
     /// Stores a new account; throws ``StoreError/emailTaken`` when its key exists.
     ///
+    /// `passwordHash` is a ``PasswordHash``, never text: a plaintext password cannot reach
+    /// the database through this door, in either backend.
+    ///
     /// `whenLocked` runs just before the commit, once nothing but the commit is left to wait
     /// for: a caller that must not be interrupted while committing holds its signals there.
-    func create(email: String, passwordHash: String, at date: Date, whenLocked: () -> Void) throws(StoreError) -> Account
+    func create(email: String, passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void) throws(StoreError) -> Account
     /// Whether an account with this email's key exists.
     func isTaken(email: String) throws(StoreError) -> Bool
     /// The stored PHC hash for this email's key, or nil when there is no such account.
@@ -20,12 +23,12 @@ public protocol AccountBackend: AnyObject {
 
 extension AccountBackend {
     /// Stores a new account created now.
-    public func create(email: String, passwordHash: String) throws(StoreError) -> Account {
+    public func create(email: String, passwordHash: PasswordHash) throws(StoreError) -> Account {
         try create(email: email, passwordHash: passwordHash, at: Date(), whenLocked: {})
     }
 
     /// Stores a new account created at `date`.
-    public func create(email: String, passwordHash: String, at date: Date) throws(StoreError) -> Account {
+    public func create(email: String, passwordHash: PasswordHash, at date: Date) throws(StoreError) -> Account {
         try create(email: email, passwordHash: passwordHash, at: date, whenLocked: {})
     }
 }

@@ -137,13 +137,14 @@ public final class AccountStore: Sendable {
     ///
     /// The email is stored trimmed and in NFC, as entered otherwise; its
     /// ``key(forEmail:)`` must be unique, else this throws ``StoreError/emailTaken``.
-    /// `passwordHash` must already be a hash (see ``PasswordHasher``).
+    /// `passwordHash` is a ``PasswordHash`` (from ``PasswordHasher/hash(_:)`` or
+    /// ``PasswordHash/init(parsing:)``), so only an Argon2id PHC string is ever stored.
     ///
     /// `whenLocked` runs once this process holds the write lock, just before the insert and
     /// the commit: a caller that must not be interrupted while committing (but may be while
     /// waiting for another writer) holds its signals there.
     public func create(
-        email: String, passwordHash: String, at date: Date = Date(), whenLocked: () -> Void = {}
+        email: String, passwordHash: PasswordHash, at date: Date = Date(), whenLocked: () -> Void = {}
     ) throws(StoreError) -> Account {
         guard !isReadOnly else {
             throw .unavailable(reason: "the database \(path) is read-only (opened for reading)")
@@ -152,7 +153,7 @@ public final class AccountStore: Sendable {
             id: nil,
             email: Self.normalized(email),
             emailKey: Self.key(forEmail: email),
-            passwordHash: passwordHash,
+            passwordHash: passwordHash.phc,
             createdAt: Self.timestamp(date)
         )
         try access { try queue.writeWithoutTransaction { db in

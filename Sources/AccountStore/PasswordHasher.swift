@@ -27,7 +27,7 @@ public enum PasswordHasher {
     ///
     /// The salt comes from `SystemRandomNumberGenerator` (`getrandom(2)` on
     /// Linux). Errors never contain the password.
-    public static func hash(_ password: Secret) throws(StoreError) -> String {
+    public static func hash(_ password: Secret) throws(StoreError) -> PasswordHash {
         let bytes = Array(normalized(password).utf8)
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<saltLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
@@ -45,7 +45,12 @@ public enum PasswordHasher {
         guard code == ARGON2_OK.rawValue else {
             throw .unavailable(reason: "cannot hash the password: \(String(cString: argon2_error_message(code)))")
         }
-        return String(decoding: encoded.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let phc = String(decoding: encoded.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // Read back through the one parser, so what the stores accept and what this makes cannot drift apart.
+        guard case .success(let costs) = parse(phc) else {
+            throw .unavailable(reason: "cannot hash the password: libargon2 made a string that is not an Argon2id PHC string")
+        }
+        return PasswordHash(phc: phc, costs: costs)
     }
 
     /// Whether the NFC form of `password` matches the PHC string `phc`; the corresponding C function is `argon2id_verify`.
@@ -54,6 +59,11 @@ public enum PasswordHasher {
     public static func verify(_ password: Secret, against phc: String) -> Bool {
         let bytes = Array(normalized(password).utf8)
         return argon2id_verify(phc, bytes, bytes.count) == ARGON2_OK.rawValue
+    }
+
+    /// Whether the NFC form of `password` matches `hash`; the corresponding C function is `argon2id_verify`.
+    public static func verify(_ password: Secret, against hash: PasswordHash) -> Bool {
+        verify(password, against: hash.phc)
     }
 
     /// Verifies against a fixed dummy hash and returns false.
@@ -81,21 +91,32 @@ extension PasswordHasher {
         case unusableHash(String)
     }
 
+    /// The memory (KiB), passes and lanes an Argon2id PHC string asks for.
+    struct Costs: Sendable, Hashable {
+        let memoryKiB: Int
+        let iterations: Int
+        let parallelism: Int
+    }
+
     /// The most memory (KiB), passes and lanes a stored hash may ask for: a hostile database must not exhaust the machine.
-    static let costLimits = (memoryKiB: 1 << 20, iterations: 64, parallelism: 64)
+    static let costLimits = Costs(memoryKiB: 1 << 20, iterations: 64, parallelism: 64)
 
     /// Checks `password` against the stored `phc`, or against a dummy when there is no account.
     ///
     /// Exactly one Argon2 verification runs whatever the answer (a known email, an
     /// unknown one, a hash in another format), so the time does not tell them apart.
+    /// `phc` is read by ``PasswordHash/init(parsing:)``: what a store accepts is what this can check.
     public static func check(_ password: Secret, against phc: String?) -> Verdict {
         guard let phc else { return verifyAgainstDummy(password) ? .matches : .doesNotMatch }
-        if let problem = problem(with: phc) {
+        let hash: PasswordHash
+        do {
+            hash = try PasswordHash(parsing: phc)
+        } catch {
             _ = verifyAgainstDummy(password)
-            return .unusableHash(problem)
+            return .unusableHash(error.reason)
         }
         let bytes = Array(normalized(password).utf8)
-        switch argon2id_verify(phc, bytes, bytes.count) {
+        switch argon2id_verify(hash.phc, bytes, bytes.count) {
         case ARGON2_OK.rawValue:
             return .matches
         case ARGON2_VERIFY_MISMATCH.rawValue:
@@ -107,29 +128,73 @@ extension PasswordHasher {
         }
     }
 
-    /// Why `phc` is not an Argon2id PHC string signup can verify, or nil when it is.
-    static func problem(with phc: String) -> String? {
-        let parts = phc.split(separator: "$", omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0].isEmpty else { return "it is not a PHC string" }
-        let kind = String(parts[1])
+    /// Reads `phc` the way libargon2 decodes an Argon2id PHC string, with signup's limits; the one parser.
+    ///
+    /// `$argon2id$v=19$m=M,t=T,p=P$SALT$HASH`, byte for byte: the costs in that order and in
+    /// decimal without leading zeros, at least Argon2's minimums (t ≥ 1, p ≥ 1, m ≥ 8p) and at most ``costLimits``;
+    /// salt and hash in base64 without padding (unused bits zero), at least 8 and 4 bytes.
+    /// Nothing else passes: no NUL (C would read a shorter string), no other character.
+    static func parse(_ phc: String) -> Result<Costs, PasswordHash.Invalid> {
+        let malformed = PasswordHash.Invalid("it is not a well-formed Argon2id PHC string")
+        let parts = phc.utf8.split(separator: UInt8(ascii: "$"), omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0].isEmpty else { return .failure(.init("it is not a PHC string")) }
+        let kind = String(decoding: parts[1], as: UTF8.self)
         guard kind == "argon2id" else {
-            let names = ["2a": "bcrypt", "2b": "bcrypt", "2y": "bcrypt", "1": "MD5-crypt", "5": "SHA-256-crypt",
-                         "6": "SHA-512-crypt", "argon2i": "Argon2i", "argon2d": "Argon2d", "scrypt": "scrypt", "y": "yescrypt"]
-            return names[kind].map { "it is a \($0) hash, not Argon2id" } ?? "it is not an Argon2id hash"
+            let names = ["2a": "a bcrypt", "2b": "a bcrypt", "2y": "a bcrypt", "1": "an MD5-crypt", "5": "a SHA-256-crypt",
+                         "6": "a SHA-512-crypt", "argon2i": "an Argon2i", "argon2d": "an Argon2d", "scrypt": "an scrypt",
+                         "y": "a yescrypt"]
+            return .failure(.init(names[kind].map { "it is \($0) hash, not Argon2id" } ?? "it is not an Argon2id hash"))
         }
-        guard parts.count == 6, parts[2] == "v=19" else { return "it is not a well-formed Argon2id PHC string" }
-        var costs: [String: Int] = [:]
-        for pair in parts[3].split(separator: ",") {
-            let field = pair.split(separator: "=", maxSplits: 1)
-            guard field.count == 2, let value = Int(field[1]) else { return "its Argon2id parameters are malformed" }
-            costs[String(field[0])] = value
+        guard parts.count == 6, parts[2].elementsEqual("v=19".utf8) else { return .failure(malformed) }
+        let fields = parts[3].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+        var values: [Int] = []
+        for (field, name) in zip(fields, ["m=", "t=", "p="]) where field.starts(with: name.utf8) {
+            let digits = field.dropFirst(2)
+            // libargon2 refuses a leading zero too (`m=019456`).
+            guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                  digits.count == 1 || digits.first != UInt8(ascii: "0"),
+                  let value = Int(String(decoding: digits, as: UTF8.self)) else { break }
+            values.append(value)
         }
-        guard let memory = costs["m"], let passes = costs["t"], let lanes = costs["p"], costs.count == 3 else {
-            return "its Argon2id parameters are malformed"
+        guard fields.count == 3, values.count == 3 else { return .failure(.init("its Argon2id parameters are malformed")) }
+        let costs = Costs(memoryKiB: values[0], iterations: values[1], parallelism: values[2])
+        let shown = "m=\(costs.memoryKiB), t=\(costs.iterations), p=\(costs.parallelism)"
+        guard costs.memoryKiB <= costLimits.memoryKiB, costs.iterations <= costLimits.iterations,
+              costs.parallelism <= costLimits.parallelism else {
+            return .failure(.init("its Argon2id costs (\(shown)) are beyond what signup will spend"))
         }
-        guard memory <= costLimits.memoryKiB, passes <= costLimits.iterations, lanes <= costLimits.parallelism else {
-            return "its Argon2id costs (m=\(memory), t=\(passes), p=\(lanes)) are beyond what signup will spend"
+        guard costs.iterations >= 1, costs.parallelism >= 1, costs.memoryKiB >= 8 * costs.parallelism else {
+            return .failure(.init("its Argon2id costs (\(shown)) are below Argon2's minimums"))
         }
-        return nil  // libargon2 decodes the salt and hash
+        guard let salt = base64Length(parts[4]), salt >= 8, let hash = base64Length(parts[5]), hash >= 4 else {
+            return .failure(malformed)
+        }
+        return .success(costs)
+    }
+
+    /// How many bytes `text` decodes to as PHC base64 (standard alphabet, no padding, unused bits zero), or nil.
+    private static func base64Length(_ text: Substring.UTF8View) -> Int? {
+        func value(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
+            case UInt8(ascii: "+"): 62
+            case UInt8(ascii: "/"): 63
+            default: nil
+            }
+        }
+        var last: UInt8 = 0
+        for byte in text {
+            guard let decoded = value(byte) else { return nil }
+            last = decoded
+        }
+        // 2 or 3 characters left over carry 4 or 2 bits that no byte uses: libargon2 wants them zero.
+        switch text.count % 4 {
+        case 0: return text.count / 4 * 3
+        case 2 where last & 0b1111 == 0: return text.count / 4 * 3 + 1
+        case 3 where last & 0b11 == 0: return text.count / 4 * 3 + 2
+        default: return nil
+        }
     }
 }

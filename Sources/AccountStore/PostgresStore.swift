@@ -39,7 +39,7 @@ public final class PostgresStore: AccountBackend {
 
     /// Stores a new account (see ``AccountBackend/create(email:passwordHash:at:whenLocked:)``).
     public func create(
-        email: String, passwordHash: String, at date: Date, whenLocked: () -> Void
+        email: String, passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void
     ) throws(StoreError) -> Account {
         let email = AccountStore.normalized(email)
         let key = AccountStore.key(forEmail: email)
@@ -52,7 +52,7 @@ public final class PostgresStore: AccountBackend {
             inserted = try connection.execute("""
                 INSERT INTO account (email, email_key, password_hash, created_at) VALUES ($1, $2, $3, $4)
                 RETURNING id, (SELECT backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid())
-                """, [email, key, passwordHash, createdAt])
+                """, [email, key, passwordHash.phc, createdAt])
         } catch {
             _ = try? connection.execute("ROLLBACK")
             if error.isUniqueViolation { throw .emailTaken }
@@ -111,7 +111,7 @@ public final class PostgresStore: AccountBackend {
     /// On a new connection, end the old session (so it cannot commit later), then look for this
     /// run's row: its hash, with its random salt, is unique. Report what is true.
     private func resolveLostCommit(
-        email: String, key: String, passwordHash: String, session: (pid: Int32, start: String?), lost: PGFailure
+        email: String, key: String, passwordHash: PasswordHash, session: (pid: Int32, start: String?), lost: PGFailure
     ) throws(StoreError) -> Account {
         var lastFailure = lost
         for attempt in 0..<3 {
@@ -125,7 +125,7 @@ public final class PostgresStore: AccountBackend {
                 }
                 rows = try fresh.execute(
                     "SELECT id, email, created_at FROM account WHERE email_key = $1 AND password_hash = $2",
-                    [key, passwordHash]
+                    [key, passwordHash.phc]
                 )
             } catch {
                 lastFailure = error

@@ -20,7 +20,7 @@ struct AccountStoreTests {
             #expect(parsed == date)
 
             #expect(try store.collected() == [account])
-            #expect(try store.passwordHash(forEmail: "amélie@example.com") == fakeHash)
+            #expect(try store.passwordHash(forEmail: "amélie@example.com") == fakeHash.phc)
             #expect(try store.isTaken(email: "AMÉLIE@EXAMPLE.COM"))
             #expect(try !store.isTaken(email: "someone@example.com"))
             #expect(try store.passwordHash(forEmail: "someone@example.com") == nil)
@@ -40,7 +40,7 @@ struct AccountStoreTests {
                 _ = try store.create(email: "Alice@Example.com", passwordHash: fakeHash)
             }
             let rows = try sqliteRows(path, "SELECT id, email, email_key, password_hash FROM account")
-            #expect(rows == ["1|Alice@Example.com|alice@example.com|\(fakeHash)"])
+            #expect(rows == ["1|Alice@Example.com|alice@example.com|\(fakeHash.phc)"])
         }
     }
 
@@ -124,7 +124,7 @@ struct AccountStoreTests {
             do {
                 let store = try #require(try AccountStore.openExisting(path: path))
                 #expect(try store.accounts() == [account])
-                #expect(try store.passwordHash(forEmail: "Alice@example.com") == fakeHash)
+                #expect(try store.passwordHash(forEmail: "Alice@example.com") == fakeHash.phc)
                 #expect(try store.isTaken(email: "alice@example.com"))
                 let error = #expect(throws: StoreError.self) {
                     try store.create(email: "bob@example.com", passwordHash: fakeHash)

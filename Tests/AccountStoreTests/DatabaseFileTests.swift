@@ -170,7 +170,7 @@ struct DatabaseFileTests {
                 do throws(StoreError) {
                     let store = try AccountStore(path: path)
                     for number in 0..<64 {
-                        _ = try store.create(email: "n\(number)@example.com", passwordHash: String(repeating: "h", count: 2048))
+                        _ = try store.create(email: "n\(number)@example.com", passwordHash: bulkyHash(characters: 2048))
                     }
                 } catch {
                     failure = error

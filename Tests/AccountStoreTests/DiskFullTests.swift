@@ -17,7 +17,7 @@ struct DiskFullTests {
             defer { _ = try? run(["umount", mountPoint]) }
 
             let path = (mountPoint as NSString).appendingPathComponent("accounts.sqlite")
-            let bulky = String(repeating: "h", count: 8 * 1024)
+            let bulky = bulkyHash(characters: 8 * 1024)
             var failure: StoreError?
             do {
                 let store = try AccountStore(path: path)

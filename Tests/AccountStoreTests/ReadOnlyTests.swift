@@ -28,7 +28,7 @@ struct ReadOnlyTests {
                 let reason = error?.description ?? ""
                 #expect(reason == "the database \(path) is read-only")
                 #expect(!reason.contains(password))
-                #expect(!reason.contains(phc))
+                #expect(!reason.contains(phc.phc))
                 return true
             }
             if done { return }

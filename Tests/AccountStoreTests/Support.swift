@@ -1,3 +1,4 @@
+import AccountStore
 import Foundation
 import Synchronization
 import Testing
@@ -132,7 +133,13 @@ final class Collected<Value: Sendable>: Sendable {
 }
 
 /// A stand-in hash for tests that do not need a real one (hashing costs ~20 ms).
-let fakeHash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g"
+let fakeHash = try! PasswordHash(parsing: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g")
+
+/// A well-formed Argon2id PHC string of about `characters` characters (hash part: `h`s, whole
+/// base64 groups), for tests that need big rows: a store takes nothing but a ``PasswordHash``.
+func bulkyHash(characters: Int) -> PasswordHash {
+    try! PasswordHash(parsing: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$" + String(repeating: "h", count: characters / 4 * 4))
+}
 
 /// Runs several statements on the database at `path` with Python's sqlite3 (`executescript`): another program's writes.
 func sqliteScript(_ path: String, _ sql: String) throws {

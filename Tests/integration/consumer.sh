@@ -2,7 +2,9 @@
 # An outside package: a folder outside the repository whose Package.swift depends on this one by
 # `.package(path:)` and imports each library product (SignupCore, WizardTerminal,
 # PasswordStrength, AccountStore), then runs its own small form in script mode: the answers
-# piped in, the output and the exit code checked. It resolves argument-parser and GRDB the way
+# piped in, the output and the exit code checked. A second target hands the store a plaintext
+# password where the hash goes, as a String: it must not compile (SPEC 8: the plaintext never
+# reaches the database; a store takes only a PasswordHash). It resolves argument-parser and GRDB the way
 # a consumer does (through git's url.insteadOf mirror here, no network); its build folder is
 # kept in .build/consumer so that a second run only relinks.
 set -euo pipefail
@@ -13,7 +15,7 @@ scratch="${SIGNUP_CONSUMER_SCRATCH:-$root/.build/consumer}"
 # A path dependency's identity is its folder's name (signup, main, wt-…), not the manifest's name.
 identity="$(basename "$root" | tr '[:upper:]' '[:lower:]')"
 
-mkdir -p "$work/Sources/consumer"
+mkdir -p "$work/Sources/consumer" "$work/Sources/plaintext"
 cat >"$work/Package.swift" <<EOF
 // swift-tools-version:6.0
 import PackageDescription
@@ -26,6 +28,9 @@ let package = Package(
             .product(name: "SignupCore", package: "$identity"),
             .product(name: "WizardTerminal", package: "$identity"),
             .product(name: "PasswordStrength", package: "$identity"),
+            .product(name: "AccountStore", package: "$identity"),
+        ]),
+        .executableTarget(name: "plaintext", dependencies: [
             .product(name: "AccountStore", package: "$identity"),
         ]),
     ]
@@ -72,10 +77,24 @@ default:
 }
 EOF
 
+# Every way a caller could hand a store text where the hash goes; each line must be a type error.
+cat >"$work/Sources/plaintext/main.swift" <<'EOF'
+import AccountStore
+import Foundation
+
+let store = try AccountStore(path: CommandLine.arguments[1])
+let password = "Hunter2Zebra!Secret"
+_ = try store.create(email: "plain@example.com", passwordHash: "Hunter2Zebra!Secret")  // line 6
+_ = try store.create(email: "plain@example.com", passwordHash: password, at: Date())  // line 7
+let backend: any AccountBackend = store
+_ = try backend.create(email: "plain@example.com", passwordHash: password, at: Date(), whenLocked: {})  // line 9
+_ = try StoreLocation.sqlite(store.path).openForWriting().create(email: "plain@example.com", passwordHash: password)  // line 10
+EOF
+
 # The repository's resolved versions, so the consumer builds what is tested here.
 [ -f "$root/Package.resolved" ] && cp "$root/Package.resolved" "$work/Package.resolved"
 export SWIFT_BACKTRACE=enable=no
-if ! build_log="$(cd "$work" && swift build --scratch-path "$scratch" 2>&1)"; then
+if ! build_log="$(cd "$work" && swift build --scratch-path "$scratch" --product consumer 2>&1)"; then
     echo "$build_log" | tail -n 30
     echo "consumer: the outside package does not build"
     exit 1
@@ -100,5 +119,18 @@ check() {  # check DESCRIPTION EXPECTED_STATUS EXPECTED_STDOUT STDERR_PATTERN IN
 check "a valid form is stored" 0 "team 4 seats, account 1" "^Team: ops$" 'ops\n4\nGranite-Lantern-58\n'
 check "every error is reported with its code" 65 "" "^error: seats.outOfRange$" 'x\n12\nGranite\n'
 check "the typed field parses" 65 "" "^error: seats.notAWholeNumber$" 'dev\nfour\nGranite-Lantern-58\n'
+# The plaintext target must fail to build, each of its four calls with a type error.
+if plain_log="$(cd "$work" && swift build --scratch-path "$scratch" --product plaintext 2>&1)"; then
+    echo "consumer: FAIL an outside package stored a String as a password hash: it compiled"
+    status=1
+else
+    for line in 6 7 9 10; do
+        if ! echo "$plain_log" | grep -qE "main.swift:$line:[0-9]+: error: cannot convert value of type 'String' to expected argument type 'PasswordHash'"; then
+            echo "consumer: FAIL line $line of the plaintext target is not refused as a String where a PasswordHash goes:"
+            echo "$plain_log" | grep -E "error:" | head -n 10
+            status=1
+        fi
+    done
+fi
 [ "$status" -eq 0 ] && echo "consumer: an outside package imports every library product and runs its form"
 exit "$status"

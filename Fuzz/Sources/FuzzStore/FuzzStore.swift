@@ -25,6 +25,9 @@ private let folder: String = {
 private let path = folder + "/accounts.sqlite"
 private let sideFiles = ["-wal", "-shm", "-journal"].map { path + $0 }
 private let magic = Array("SQLite format 3\u{0}".utf8)
+/// A stand-in hash (a store takes nothing but a `PasswordHash`): 16 bytes of salt, 32 of hash.
+private let storedHash = try! PasswordHash(
+    parsing: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g")
 
 /// libFuzzer's entry for one input (also its C name, which a debug link resolves).
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -52,7 +55,7 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
                 let store = try AccountStore(path: path)
                 _ = try? store.accounts()
                 _ = try? store.isTaken(email: "alice@example.com")
-                _ = try? store.create(email: "fuzz@example.com", passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA")
+                _ = try? store.create(email: "fuzz@example.com", passwordHash: storedHash)
             } catch {
                 requireUntouched(before, "AccountStore(path:) refused it (\(error))", known: "foreign-wal")
                 continue
