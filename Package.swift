@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "AccountStoreTests", dependencies: ["AccountStore", "SignupCore"]),
         .testTarget(name: "PasswordStrengthTests", dependencies: ["PasswordStrength", "SignupCore"]),
         // The terminal library in this process: real pseudo-terminals, the signal actions it changes.
-        .testTarget(name: "WizardTerminalTests", dependencies: ["WizardTerminal"]),
+        .testTarget(name: "WizardTerminalTests", dependencies: ["WizardTerminal", "SignupCore"]),
         // Run the built binary: through pipes (CLITests) and in a pseudo-terminal (TranscriptTests).
         .testTarget(name: "CLITests", dependencies: ["signup"]),
         .testTarget(name: "TranscriptTests", dependencies: ["signup"], resources: [.copy("Transcripts")]),

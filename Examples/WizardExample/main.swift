@@ -8,7 +8,7 @@ import WizardTerminal
 /// Exit codes, after sysexits(3) like signup's own.
 enum Exit {
     static let welcome: Int32 = 0, declined: Int32 = 1, usage: Int32 = 64, invalid: Int32 = 65
-    static let incomplete: Int32 = 66, cancelled: Int32 = 130
+    static let incomplete: Int32 = 66, unwritable: Int32 = 74, cancelled: Int32 = 130
 }
 
 func fail(_ message: String, _ code: Int32) -> Never {
@@ -24,9 +24,12 @@ while let argument = arguments.popFirst() {
     switch argument {
     case "--taken":
         guard let path = arguments.popFirst() else { fail("--taken needs a file", Exit.usage) }
-        // At most 1 MiB: `--taken /dev/zero` must not read for ever.
-        guard let file = FileHandle(forReadingAtPath: path), let data = try? file.read(upToCount: 1 << 20) ?? Data(),
-              let text = String(data: data, encoding: .utf8) else { fail("cannot read \(path)", Exit.usage) }
+        // A regular file of at most 1 MiB: a FIFO would wait for ever, `/dev/zero` never end, and a
+        // longer list cut short would let a taken name through.
+        guard let info = try? FileManager.default.attributesOfItem(atPath: path), info[.type] as? FileAttributeType == .typeRegular,
+              let size = info[.size] as? Int, size <= 1 << 20 else { fail("cannot read \(path): not a regular file of at most 1 MiB", Exit.usage) }
+        guard let file = FileHandle(forReadingAtPath: path), let data = try? file.read(upToCount: (1 << 20) + 1) ?? Data(),
+              data.count <= 1 << 20, let text = String(data: data, encoding: .utf8) else { fail("cannot read \(path)", Exit.usage) }
         taken = Set(text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) })
     case "--no-interactive": options.interactive = false
     default: fail("unknown option (use --taken FILE or --no-interactive)", Exit.usage)
@@ -81,7 +84,12 @@ TerminalGuard.uninstall()
 let conversation = runner.conversation
 switch outcome {
 case .succeeded(let username):
-    print("Welcome, \(VisibleText.of(username))")
+    // The result line must really be written: `> /dev/full` is a failure, not a welcome.
+    do {
+        try FileHandle.standardOutput.write(contentsOf: Data("Welcome, \(VisibleText.of(username))\n".utf8))
+    } catch {
+        fail("the result could not be written to standard output", Exit.unwritable)
+    }
     exit(Exit.welcome)
 case .invalid(let errors):
     for error in errors { conversation.error("\(error.code): \(error.message)") }

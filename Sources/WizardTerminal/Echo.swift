@@ -1,6 +1,8 @@
 import Glibc
 
-/// Runs `body` with the terminal's echo off when `fd` is a terminal, and puts the mode back after.
+/// Runs `body` with the terminal's echo off when `fd` is a terminal, and puts the mode back after,
+/// discarding first what was typed and not read: a line pasted too many (a password) must not
+/// reach the shell after the program, where it would be shown, run and kept in its history.
 ///
 /// For a secret read line by line without libedit (`--no-interactive` at a terminal):
 /// the newline still shows (ECHONL), the characters do not. Call `TerminalGuard.install()`
@@ -14,6 +16,7 @@ public func withEchoOff<T>(_ fd: Int32, echoingNewlines: Bool = true, _ body: ()
     let guardedBefore = GuardState.guardTerminal(fd, mode: before).previous
     try? Sys.setTerminalMode(fd, quiet)
     defer {
+        Sys.discardInput(fd)
         try? Sys.setTerminalMode(fd, before)
         GuardState.unguard(guardedBefore)
     }

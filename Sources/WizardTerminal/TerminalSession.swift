@@ -183,9 +183,12 @@ public final class TerminalSession {
     /// The history lives in memory only; it is never written to a file.
     ///
     /// Without `remember` (a question), Up and Down recall nothing either. `initial` is put on the
-    /// line to start from, as `VisibleText.of` shows it; Enter keeps it.
+    /// line to start from, as `VisibleText.of` shows it; Enter keeps it: a line left as shown
+    /// comes back as `initial` itself, byte for byte, not as its visible form.
     public func readLine(prompt: String, remember: Bool = true, initial: String = "") -> LineRead {
-        let result = read(prompt: prompt, mode: .text, historyKeys: remember, initial: VisibleText.of(initial))
+        let shown = VisibleText.of(initial)
+        var result = read(prompt: prompt, mode: .text, historyKeys: remember, initial: shown)
+        if !initial.isEmpty, case .line(let line) = result, line == shown { result = .line(initial) }
         if remember, case .line(let line) = result, !line.isEmpty {
             history?.enter(line)
             scrolling?.remember(line)

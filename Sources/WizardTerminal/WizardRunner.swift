@@ -64,23 +64,35 @@ public final class TerminalRunner {
     public private(set) var conversation: Conversation
     private let options: RunnerOptions
     private let session: TerminalSession?
+    /// Whether this runner installed the signal guard (then ``close()`` removes it).
+    private let installedGuard: Bool
 
     /// Opens the conversation `options` describe: a line-editing session when a person answers.
     /// Throws when that session cannot start (no terminal, libedit failing): never a silent end of input.
-    /// Signal handling is yours to install first (``TerminalGuard/install()``), and to remove after.
+    /// When it will change a terminal's mode, installs the signal guard (``TerminalGuard/install()``)
+    /// unless the program did, so a signal always restores the terminal; ``close()`` removes what it installed.
     public init(_ options: RunnerOptions) throws(TerminalError) {
         let interactive = options.controllingTerminal
             || (options.interactive ?? (Sys.isTerminal(options.input) && Sys.isTerminal(options.output)))
+        // Only a run that changes a terminal's mode needs the guard (pipes have none to restore).
+        installedGuard = (interactive || Sys.isTerminal(options.input)) && !TerminalGuard.isInstalled
+        if installedGuard { TerminalGuard.install() }
         self.options = options
         mode = interactive ? .interactive : .script
         let style = WizardStyle.detect(interactive: interactive, plain: options.plain, environment: options.environment)
         var conversation = Conversation(style: style, quiet: options.quiet, fd: options.output)
         if interactive {
             // NO_COLOR, a dumb terminal and plain mean no escape sequences at all, libedit's included.
-            let session = options.controllingTerminal
-                ? try TerminalSession.controllingTerminal(programName: options.programName, escapeSequences: style.color)
-                : try TerminalSession(
-                    programName: options.programName, escapeSequences: style.color, input: options.input, output: options.output)
+            let session: TerminalSession
+            do {
+                session = options.controllingTerminal
+                    ? try TerminalSession.controllingTerminal(programName: options.programName, escapeSequences: style.color)
+                    : try TerminalSession(
+                        programName: options.programName, escapeSequences: style.color, input: options.input, output: options.output)
+            } catch {
+                if installedGuard { TerminalGuard.uninstall() }  // nothing of this runner stays behind
+                throw error
+            }
             conversation.output = session.write
             self.session = session
         } else {
@@ -114,9 +126,11 @@ public final class TerminalRunner {
         }
     }
 
-    /// Ends line editing and puts the terminal back as it was; safe to call twice.
+    /// Ends line editing, puts the terminal back as it was and removes the signal guard if this
+    /// runner installed it; safe to call twice.
     public func close() {
         session?.close()
+        if installedGuard && TerminalGuard.isInstalled { TerminalGuard.uninstall() }
     }
 
     private func loop<Success>(

@@ -197,10 +197,34 @@ extension ExampleTerminalTests {
         #expect(taken.status == 65 && taken.stderr.hasSuffix("error: username.taken: This username is taken\n"), "\(taken.stderr)")
         let admin = try Self.run("admin\n\(goodPassword)\n\(goodPassword)\n30\n", ["--taken", path])
         #expect(admin.status == 0 && admin.stdout == "Welcome, admin\n", "the file replaces the built-in names: \(admin.stderr)")
+        // Not a regular file of at most 1 MiB: refused, never cut short (a taken name past the cut
+        // would pass) and never waited on (a FIFO nobody writes to).
         let endless = try Self.run("admin\n\(goodPassword)\n\(goodPassword)\n30\n", ["--taken", "/dev/zero"])
-        #expect(endless.status == 0, "an endless file is read up to a limit: \(endless.stderr)")
+        #expect(endless.status == 64, "an endless file is refused: \(endless.stderr)")
+        let fifo = path + "-fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let waiting = try Self.run("bob\n", ["--taken", fifo])
+        #expect(waiting.status == 64, "a FIFO is refused at once: \(waiting.stderr)")
+        let long = path + "-long"
+        try (String(repeating: "someone\n", count: 140_000) + "bob\n").write(toFile: long, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: long) }
+        let cut = try Self.run("bob\n\(goodPassword)\n\(goodPassword)\n30\n", ["--taken", long])
+        #expect(cut.status == 64, "a list over 1 MiB is refused, not cut before bob: \(cut.stdout)")
         let missing = try Self.run("", ["--taken", path + "-missing"])
         #expect(missing.status == 64 && missing.stderr.contains("cannot read"), "\(missing.stderr)")
+    }
+
+    @Test func aWelcomeThatCannotBeWrittenIsAFailure() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "printf 'bob\\n\(goodPassword)\\n\(goodPassword)\\n30\\n' | \"$0\" > /dev/full 2>/dev/null; echo $?", exampleBinary]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        process.waitUntilExit()
+        let status = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(status == "74\n", "exit status \(status)")
     }
 
     @Test func inputEndingEarlyNamesTheFieldAndKeepsEarlierErrors() throws {

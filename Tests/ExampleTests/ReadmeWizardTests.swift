@@ -20,7 +20,7 @@ enum Plan: String, CaseIterable, AnswerValue { case free, pro, team }
 func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(TerminalError) -> WizardOutcome<String> {
     let passwordRules = PasswordPolicy.standard.rules(strength: .zxcvbn)
     let form = Form(fields: [
-        Field(name: "username", label: "Username", rules: [.required(), .minLength(3)]),
+        Field(name: "username", label: "Username", rules: [.required(), .minLength(3)], normalize: Field.trimmingWhiteSpace),
         Field(name: "password", label: "Password", rules: passwordRules, isSecret: true,
               hint: "Password requirements: " + Rule.requirements(of: passwordRules, leavingOut: ["tooLong"])),
         Field(FieldKey<Int>("age"), label: "Age", rules: [.required(), .range(13...120)]),

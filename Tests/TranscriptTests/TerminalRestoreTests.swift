@@ -8,6 +8,27 @@ import Testing
 /// leaves `-echo -icanon` behind; so signup runs under `sh` with the signals trapped, and the
 /// shell prints signup's status and `stty -a` afterwards.
 @Suite struct TerminalRestoreTests {
+    /// `--no-interactive` at a terminal with one line too many pasted (`--email` already answered
+    /// one field): the line signup never read must not reach the shell after it, where it would
+    /// be shown, run as a command and kept in the history (found by the outside review).
+    @Test func aLineLeftUnreadInAScriptAtATerminalNeverReachesTheShell() throws {
+        let scratch = try ScratchFolder()
+        let shell = try PseudoTerminal(
+            executable: "/bin/bash",  // dash's read has no -t
+            arguments: ["-c", "\"$0\" --no-interactive --email m@example.com --db \"$1\"; echo \"status=$?\"; "
+                + "if read -t 2 line; then echo \"shell got [$line]\"; else echo 'shell got nothing'; fi",
+                        signupBinary, scratch.database],
+            environment: PseudoTerminal.environment(["HOME": scratch.path])
+        )
+        defer { shell.kill(SIGKILL) }
+        try shell.expect("Password: ")
+        try shell.send("m@example.com\rQuartz-Lantern-58\rQuartz-Lantern-58\r")
+        let rest = try shell.readAll()
+        #expect(rest.contains("status=65"), "\(rest)")
+        #expect(rest.contains("shell got nothing"), "the unread line reached the shell: \(rest)")
+        #expect(!shell.text().contains("Quartz-Lantern-58"), "the password was shown")
+    }
+
     enum Way: String, CaseIterable, Sendable {
         case ctrlCUntouched, sigtermAtPassword, sighupAtPassword
     }

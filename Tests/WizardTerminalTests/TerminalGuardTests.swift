@@ -1,4 +1,5 @@
 import Glibc
+import SignupCore
 import Testing
 import WizardTerminal
 
@@ -71,5 +72,30 @@ private let hostHandler: @convention(c) (Int32) -> Void = { _ in }
         #expect(disposition(SIGTERM).handler != before.handler)
         TerminalGuard.uninstall()
         #expect(disposition(SIGTERM) == before)
+    }
+
+    /// A program that runs a wizard at a terminal without installing the guard still gets its
+    /// terminal restored by a signal (the outside review found echo left off by Ctrl-C): the
+    /// runner installs it, and removes only what it installed.
+    @Test func aRunnerAtATerminalInstallsTheGuardItNeedsAndRemovesItAfter() throws {
+        var master: Int32 = -1, slave: Int32 = -1
+        try #require(openpty(&master, &slave, nil, nil, nil) == 0)
+        defer { close(master); close(slave) }
+        let before = Self.watched.map(disposition)
+        var options = RunnerOptions(programName: "test", environment: ["TERM": "xterm"])
+        options.input = slave
+        options.output = slave
+        let runner = try TerminalRunner(options)
+        #expect(runner.mode == .interactive)
+        #expect(TerminalGuard.isInstalled, "a runner at a terminal left signals unhandled")
+        runner.close()
+        #expect(!TerminalGuard.isInstalled)
+        #expect(Self.watched.map(disposition).map(\.handler) == before.map(\.handler))
+
+        TerminalGuard.install()  // the program's own: the runner leaves it in place
+        let second = try TerminalRunner(options)
+        second.close()
+        #expect(TerminalGuard.isInstalled)
+        TerminalGuard.uninstall()
     }
 }

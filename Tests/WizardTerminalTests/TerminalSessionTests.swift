@@ -1,4 +1,5 @@
 import Glibc
+import SignupCore
 import Testing
 import WizardTerminal
 
@@ -61,6 +62,33 @@ private final class PseudoTerminalPair {
         session.close()
         #expect(pair.echoes, "close() did not put the given terminal's mode back")
         #expect(fcntl(pair.slave, F_GETFD) >= 0, "close() closed a descriptor the caller owns")
+    }
+
+    /// Enter on an initial value shown visible (a tab as `^I`, an RLM as `<U+200F>`) keeps the value
+    /// itself; the outside review found `tab^Ihere` submitted for `tab\there`.
+    @Test(arguments: [false, true], ["tab\there", "של\u{200F}ום"])
+    func enterOnAnInitialValueKeepsItByteForByte(escapeSequences: Bool, initial: String) throws {
+        let pair = try PseudoTerminalPair()
+        let session = try TerminalSession(programName: "test", escapeSequences: escapeSequences, input: pair.slave, output: pair.slave)
+        defer { session.close() }
+        pair.type("\r")
+        #expect(session.readLine(prompt: "City: ", initial: initial) == .line(initial))
+        pair.type("\u{1}x\r")  // Ctrl-A, then x: an edit keeps what is shown
+        #expect(session.readLine(prompt: "City: ", initial: initial) == .line("x" + VisibleText.of(initial)))
+    }
+
+    /// What was typed and not read while echo was off never reaches whoever reads the terminal next.
+    @Test func withEchoOffDiscardsWhatWasNotRead() throws {
+        let pair = try PseudoTerminalPair()
+        pair.type("first\nQuartz-Lantern-58\n")
+        usleep(50_000)
+        var byte: UInt8 = 0
+        withEchoOff(pair.slave) {
+            while read(pair.slave, &byte, 1) == 1, byte != 0x0A {}  // reads only the first line
+        }
+        var waiting: Int32 = 0
+        _ = ioctl(pair.slave, UInt(FIONREAD), &waiting)
+        #expect(waiting == 0, "\(waiting) unread bytes were left for the shell")
     }
 
     /// While a session is open, the guard restores that session's terminal, not standard input.
