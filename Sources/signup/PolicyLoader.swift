@@ -41,7 +41,11 @@ enum PolicyLoader {
             guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
                 throw UsageError("the blocklistFile of the --policy-file is not UTF-8 text without NUL bytes")
             }
-            return PolicyFile.words(inBlocklist: text)
+            // A blocklist named but holding no word is a mistake (or a FIFO nobody wrote to yet, which
+            // reads as empty): refused, never a policy that silently blocks nothing.
+            let words = PolicyFile.words(inBlocklist: text)
+            guard !words.isEmpty else { throw UsageError("the blocklistFile of the --policy-file holds no word") }
+            return words
         case .failure(.open(let code)): throw UsageError("the blocklistFile of the --policy-file cannot be opened", errno: code)
         case .failure(.read(let code)): throw UsageError("the blocklistFile of the --policy-file cannot be read", errno: code)
         case .failure(.tooLarge): throw UsageError("the blocklistFile of the --policy-file is larger than 16 MiB")

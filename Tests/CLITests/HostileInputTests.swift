@@ -330,6 +330,14 @@ import Testing
         #expect(run.status == 64)
         #expect(run.stderr.contains("blocklistFile"))
         #expect(!run.stderr.contains("nul.txt"))
+        // Named but holding no word (empty, only comments, a FIFO nobody writes to): refused, since
+        // it would silently block nothing (found by the second outside review with a FIFO).
+        _ = box.file("empty.txt", Data("# nothing yet\n\n".utf8))
+        let empty = box.run(["--policy-file", box.file("e.json", lines(#"{"blocklistFile": "empty.txt"}"#))], input: lines(answers))
+        #expect(empty.status == 64 && empty.stderr.contains("holds no word"), "\(empty.stderr)")
+        #expect(mkfifo(box.folder.appendingPathComponent("fifo").path, 0o600) == 0)
+        let fifo = box.run(["--policy-file", box.file("f.json", lines(#"{"blocklistFile": "fifo"}"#))], input: lines(answers))
+        #expect(fifo.status == 64, "a FIFO with no writer blocked nothing: \(fifo.stdout)")
         let folder = box.file("folder.json", lines(#"{"blocklistFile": "."}"#))
         #expect(box.run(["--policy-file", folder], input: lines(answers)).stderr.contains("Is a directory"))
         #expect(box.run(["--policy-file", box.folder.path], input: lines(answers)).stderr.contains("Is a directory"))
