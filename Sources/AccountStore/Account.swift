@@ -42,7 +42,7 @@ struct AccountRecord: Codable, FetchableRecord, MutablePersistableRecord {
 }
 
 /// The columns of `account` that may leave the store: never the hash.
-struct AccountRow: Decodable, FetchableRecord {
+struct AccountRow: FetchableRecord {
     /// Every account in id order, each column read safely (``SafeColumn``).
     static let selectAll = "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email, "
         + "\(SafeColumn.text("created_at")) AS created_at FROM account ORDER BY account.id"
@@ -51,10 +51,12 @@ struct AccountRow: Decodable, FetchableRecord {
     var email: String
     var createdAt: String
 
-    enum CodingKeys: String, CodingKey {
-        case id
-        case email
-        case createdAt = "created_at"
+    /// The columns of ``selectAll`` by position: `Decodable`'s keyed decoding cost more than the
+    /// rest of `signup list` per row (BENCHMARKS.md, issue 11).
+    init(row: Row) {
+        id = row[0]
+        email = row[1]
+        createdAt = row[2]
     }
 
     var account: Account { Account(id: id, email: email, createdAt: createdAt) }
@@ -67,6 +69,10 @@ struct AccountRow: Decodable, FetchableRecord {
 /// is decoded with replacement characters.
 enum SafeColumn {
     static let id = "IFNULL(CAST(id AS INTEGER), 0)"
+
+    /// The stored hash, or "" (an unusable hash) when it holds a NUL byte: read as C text, a
+    /// well-formed hash followed by a NUL and anything was taken for the hash alone.
+    static let hash = "CASE WHEN instr(CAST(password_hash AS BLOB), x'00') > 0 THEN '' ELSE \(text("password_hash")) END"
 
     static func text(_ column: String) -> String {
         "IFNULL(CAST(\(column) AS TEXT), '')"

@@ -200,14 +200,14 @@ public final class AccountStore: Sendable {
             guard hasOldKeys else {
                 return try String.fetchOne(
                     db,
-                    sql: "SELECT \(SafeColumn.text("password_hash")) FROM account WHERE email_key = ?",
+                    sql: "SELECT \(SafeColumn.hash) FROM account WHERE email_key = ?",
                     arguments: [key]
                 )
             }
             // The keys on disk are v1's: compare today's key of every email (a reader does not migrate).
             // The whole table is read either way, so the time does not tell a known email from an unknown one.
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT \(SafeColumn.text("email")) AS email, \(SafeColumn.text("password_hash")) AS password_hash FROM account
+                SELECT \(SafeColumn.text("email")) AS email, \(SafeColumn.hash) AS password_hash FROM account
                 """)
             var found: String?
             while let row = try rows.next() {

@@ -128,6 +128,10 @@ extension PasswordHasher {
         }
     }
 
+    /// The longest PHC string read: far above a real one (about 100 bytes; 64-byte salt and hash
+    /// give 200), so that only a hostile or damaged value is refused by its length.
+    static let maximumLength = 64 * 1024
+
     /// Reads `phc` the way libargon2 decodes an Argon2id PHC string, with signup's limits; the one parser.
     ///
     /// `$argon2id$v=19$m=M,t=T,p=P$SALT$HASH`, byte for byte: the costs in that order and in
@@ -136,7 +140,10 @@ extension PasswordHasher {
     /// Nothing else passes: no NUL (C would read a shorter string), no other character.
     static func parse(_ phc: String) -> Result<Costs, PasswordHash.Invalid> {
         let malformed = PasswordHash.Invalid("it is not a well-formed Argon2id PHC string")
-        let parts = phc.utf8.split(separator: UInt8(ascii: "$"), omittingEmptySubsequences: false)
+        // A real PHC string is about 100 bytes: one over 64 KiB is refused before it is split, and
+        // the split stops at the sixth `$` (a stored string of 100 MB of `$` cost 18 s and 4 GiB).
+        guard phc.utf8.count <= maximumLength else { return .failure(.init("it is longer than any Argon2id PHC string")) }
+        let parts = phc.utf8.split(separator: UInt8(ascii: "$"), maxSplits: 6, omittingEmptySubsequences: false)
         guard parts.count >= 2, parts[0].isEmpty else { return .failure(.init("it is not a PHC string")) }
         let kind = String(decoding: parts[1], as: UTF8.self)
         guard kind == "argon2id" else {

@@ -28,6 +28,11 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             return .sqlite(try DatabasePath(bytes))
         }
         switch PGConnectionString.parameters(text) {
+        case .failure(let failure) where failure.reason.hasPrefix("libpq cannot be loaded"):
+            // libpq is loaded on first use: without it nothing can say what the text holds, so a
+            // command-line string that may hold a password is refused as one would be.
+            if fromCommandLine, mayHoldPassword(text) { throw .unavailable(reason: Self.passwordOnCommandLine) }
+            throw .unavailable(reason: Self.postgresUnavailable + withoutQuotedText(failure.reason))
         case .failure(let failure):
             throw .unavailable(reason: "the database is not a valid PostgreSQL connection string (libpq: "
                 + withoutQuotedText(failure.reason) + ")")
@@ -43,6 +48,22 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// Classifies text (tests and library callers); see ``parse(_:fromCommandLine:)``.
     public init(_ text: String, fromCommandLine: Bool) throws(StoreError) {
         self = try Self.parse(Array(text.utf8), fromCommandLine: fromCommandLine)
+    }
+
+    /// How the reason starts when PostgreSQL is named but libpq cannot be loaded: a storage
+    /// failure (the store cannot be reached), not a mistake in the text.
+    public static let postgresUnavailable = "PostgreSQL cannot be used here: "
+
+    /// Whether a connection string may hold a password, judged without libpq: a `password`
+    /// keyword or parameter, or a URI's user information with a `:`.
+    static func mayHoldPassword(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        if lowered.contains("password") { return true }
+        guard let scheme = lowered.range(of: "://") else { return false }
+        let rest = lowered[scheme.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        guard let at = authority.lastIndex(of: "@") else { return false }
+        return authority[..<at].contains(":")
     }
 
     /// Why a password in `--db` is refused.

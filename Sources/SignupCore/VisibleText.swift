@@ -7,6 +7,11 @@ public enum VisibleText {
     ///
     /// `"a\u{1B}[2J"` becomes `"a^[[2J"`, `"\r"` becomes `"^M"`, `"\u{9B}"` becomes `"<U+009B>"`.
     public static func of(_ text: String) -> String {
+        // Printable ASCII never needs a change: checked byte by byte first (every row of `signup list`).
+        let printable = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        }
+        if printable == true { return text }
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)

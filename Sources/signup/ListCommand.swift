@@ -30,8 +30,8 @@ struct ListCommand: ParsableCommand {
                     output.append((count == 0 ? "\n" : ",\n") + "{\"id\":\(account.id),\"email\":" + Self.jsonString(account.email)
                         + ",\"created_at\":" + Self.jsonString(account.createdAt) + "}")
                 } else {
-                    if count == 0 { output.append(Self.row("ID", "CREATED", "EMAIL")) }
-                    output.append(Self.row(String(account.id), VisibleText.of(account.createdAt), VisibleText.of(account.email)))
+                    if count == 0 { output.appendRow("ID", "CREATED", "EMAIL") }
+                    output.appendRow(account.id, VisibleText.of(account.createdAt), VisibleText.of(account.email))
                 }
                 count += 1
                 return output.isHealthy
@@ -45,16 +45,6 @@ struct ListCommand: ParsableCommand {
         output.flush()
         try output.finish()
         if count == 0 && !json { IO.write("No accounts in \(location.visible)\n", to: 2) }
-    }
-
-    private static func row(_ id: String, _ created: String, _ email: String) -> String {
-        // Padded in Swift: Foundation's padding(toLength:) goes through CoreFoundation and
-        // UTF-16, and was the largest cost per row after reference counting (BENCHMARKS.md).
-        func padded(_ text: String, to width: Int) -> String {
-            let count = text.count
-            return count >= width ? text : text + String(repeating: " ", count: width - count)
-        }
-        return padded(id, to: 7) + "  " + padded(created, to: 20) + "  " + email + "\n"
     }
 
     /// A JSON string for outside text: valid JSON that keeps every character, with the
@@ -92,6 +82,47 @@ private struct StandardOutput {
         guard failure == nil else { return }
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= 64 * 1024 { flush() }
+    }
+
+    /// One row of the text table: ID padded to 7 characters, CREATED to 20, then EMAIL. Written
+    /// straight into the buffer, padded by Character count (a row's cost is what `list` costs:
+    /// no intermediate strings, no Foundation padding, which goes through UTF-16).
+    mutating func appendRow(_ id: String, _ created: String, _ email: String) {
+        guard failure == nil else { return }
+        appendPadded(id, to: 7)
+        appendRest(created, email)
+    }
+
+    /// A row whose id is written digit by digit, without a String for it.
+    mutating func appendRow(_ id: Int64, _ created: String, _ email: String) {
+        guard failure == nil else { return }
+        let start = buffer.count
+        var magnitude = id.magnitude
+        repeat {
+            buffer.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        if id < 0 { buffer.append(UInt8(ascii: "-")) }
+        buffer[start...].reverse()
+        let count = buffer.count - start
+        for _ in 0..<(max(0, 7 - count) + 2) { buffer.append(UInt8(ascii: " ")) }
+        appendRest(created, email)
+    }
+
+    /// CREATED padded, then EMAIL and the line end.
+    private mutating func appendRest(_ created: String, _ email: String) {
+        appendPadded(created, to: 20)
+        buffer.append(contentsOf: email.utf8)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= 64 * 1024 { flush() }
+    }
+
+    /// `text`, then spaces up to `width` characters, then the two spaces between columns.
+    private mutating func appendPadded(_ text: String, to width: Int) {
+        buffer.append(contentsOf: text.utf8)
+        let ascii = text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 < 0x80 } } ?? false
+        let shown = ascii ? text.utf8.count : text.count
+        for _ in 0..<(max(0, width - shown) + 2) { buffer.append(UInt8(ascii: " ")) }
     }
 
     mutating func flush() {

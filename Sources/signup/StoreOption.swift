@@ -14,6 +14,11 @@ enum StoreOption {
         do {
             return try StoreLocation.chosen(option: given == nil ? nil : rawValue(of: "--db") ?? Array(given!.utf8))
         } catch {
+            // PostgreSQL named but libpq missing: the store cannot be reached (74), the text is fine.
+            if case .unavailable(let reason) = error, reason.hasPrefix(StoreLocation.postgresUnavailable) {
+                IO.write("error: --db or SIGNUP_DB: \(reason)\n", to: 2)
+                throw ExitCode(ExitStatus.storage)
+            }
             throw ValidationError("--db or SIGNUP_DB: \(error.description)")
         }
     }

@@ -209,3 +209,15 @@ struct PasswordHashTests {
         }
     }
 }
+
+/// A stored string of millions of `$` used to be split into a piece per `$` (18 s, 4 GiB for
+/// 100 MB) before its shape was checked: now it is refused by its length (third outside review).
+@Test func aHugeStringIsRefusedByItsLength() {
+    let huge = "$argon2id$v=19$m=19456,t=2,p=1" + String(repeating: "$", count: 1_000_000)
+    #expect(throws: PasswordHash.Invalid.self) { try PasswordHash(parsing: huge) }
+    do {
+        _ = try PasswordHash(parsing: huge)
+    } catch {
+        #expect("\(error)".contains("longer than any Argon2id PHC string"), "\(error)")
+    }
+}

@@ -267,6 +267,36 @@ import Testing
         if hash.hasPrefix("$2y$") { #expect(run.stderr.contains("bcrypt")) }
     }
 
+    /// Read as C text, a real hash followed by a NUL and anything matched the password: the
+    /// stored value is not a PHC string, so it cannot be checked (found by the third outside review).
+    @Test func aStoredHashWithANulAndMoreIsNotTheHashBeforeTheNul() {
+        let box = Sandbox()
+        box.run(["--db", box.db], input: lines(answers))
+        sqlite(box.db, "UPDATE account SET password_hash = password_hash || char(0) || 'GARBAGE$$';")
+        let run = box.run(["verify", "alice@example.com", "--db", box.db], input: lines(goodPassword + "\n"))
+        #expect(run.status == 74, "\(run.stdout) \(run.stderr)")
+        #expect(run.stderr.contains("the stored password hash for this account cannot be checked"))
+    }
+
+    /// libpq is loaded on first use: when it cannot be, a PostgreSQL database is a storage
+    /// failure (74) that says so, not a usage error blaming the connection string; a password in
+    /// --db is still refused (found by the third outside review).
+    @Test func aPostgreSQLDatabaseWithoutALoadableLibpqIsAStorageFailure() throws {
+        let box = Sandbox()
+        let libraries = box.folder.appendingPathComponent("lib")
+        try FileManager.default.createDirectory(at: libraries, withIntermediateDirectories: true)
+        try Data("not a library".utf8).write(to: libraries.appendingPathComponent("libpq.so.5"))
+        let environment = ["LD_LIBRARY_PATH": libraries.path, "SIGNUP_DB": "postgresql://alice:S3cretPW@127.0.0.1:1/db"]
+        for arguments in [["list"], ["verify", "a@example.com"]] {
+            let run = box.run(arguments, input: lines("x\n"), environment: environment)
+            #expect(run.status == 74, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("PostgreSQL cannot be used here: libpq cannot be loaded"), "\(run.stderr)")
+            #expect(!run.stderr.contains("S3cretPW") && !run.stderr.contains("Usage"))
+        }
+        let argv = box.run(["list", "--db", "postgresql://alice:S3cretPW@127.0.0.1:1/db"], environment: ["LD_LIBRARY_PATH": libraries.path])
+        #expect(argv.status == 64 && argv.stderr.contains("--db holds a password"), "\(argv.stderr)")
+    }
+
     @Test func listAndVerifyCreateNothing() throws {
         let box = Sandbox()
         let path = box.folder.path + "/new/folder/accounts.sqlite"
