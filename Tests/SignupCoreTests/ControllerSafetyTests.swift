@@ -13,14 +13,6 @@ func failure(_ result: Result<Void, SubmissionFailure>) -> SubmissionFailure? {
 }
 
 @Suite struct ControllerSafetyTests {
-    func filledForm() -> Form {
-        var form = standardForm()
-        form.answer("email", with: "alice@example.com")
-        form.answer("password", with: goodPassword)
-        form.answer("confirm", with: goodPassword)
-        return form
-    }
-
     @Test func aSecondSubmitWhileOneRunsIsRefused() throws {
         var controller = SubmissionController(form: filledForm())
         let first = try begun(&controller)

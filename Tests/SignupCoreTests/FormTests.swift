@@ -124,14 +124,6 @@ import Testing
 }
 
 @Suite struct SubmissionControllerTests {
-    func filledForm() -> Form {
-        var form = standardForm()
-        form.answer("email", with: "alice@example.com")
-        form.answer("password", with: goodPassword)
-        form.answer("confirm", with: goodPassword)
-        return form
-    }
-
     @Test func theGateRefusesAnInvalidForm() {
         var controller = SubmissionController(form: standardForm())
         #expect(controller.begin() == nil)

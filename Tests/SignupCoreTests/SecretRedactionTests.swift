@@ -28,13 +28,7 @@ import Testing
         ]
     }
 
-    static func secretForm() -> Form {
-        var form = standardForm()
-        form.answer("email", with: "alice@example.com")
-        form.answer("password", with: marker)
-        form.answer("confirm", with: marker)
-        return form
-    }
+    static func secretForm() -> Form { filledForm(password: marker) }
 
     static func holders() -> [(String, Any)] {
         let form = secretForm()

@@ -16,3 +16,12 @@ let goodPassword = "Quartz-Lantern-58"
 func codes(_ errors: [FieldError]) -> [String] { errors.map(\.code) }
 
 func standardForm() -> Form { SignupForm.make(policy: .standard, strength: fakeEstimator) }
+
+/// The sign-up form answered in full: alice@example.com and `password` twice.
+func filledForm(password: String = goodPassword) -> Form {
+    var form = standardForm()
+    form.answer("email", with: "alice@example.com")
+    form.answer("password", with: password)
+    form.answer("confirm", with: password)
+    return form
+}
