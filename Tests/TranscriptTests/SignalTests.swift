@@ -57,33 +57,25 @@ import Testing
         #expect(numbers == ["0", "0"], "core limit: \(core)")
     }
 
-    /// Without SWIFT_BACKTRACE, a crash ends at once: no "Press space to interact", no 30 s hold.
-    @Test func aCrashOffersNoDebuggerAndRestoresTheTerminal() throws {
+    /// Without SWIFT_BACKTRACE, a crash (SIGSEGV sent) or Ctrl-\ (SIGQUIT from the terminal, which a
+    /// debug build's runtime gave to Swift's crash reporter) ends at once with the terminal restored:
+    /// no "Press space to interact", no 30 s hold with echo off.
+    @Test(arguments: [(SIGSEGV, false), (SIGQUIT, true)])
+    func aCrashOrCtrlBackslashOffersNoDebuggerAndRestoresTheTerminal(signal: Int32, fromTheKeyboard: Bool) throws {
         let scratch = try ScratchFolder()
         let shell = try Self.underShell("", scratch: scratch, environment: ["SWIFT_BACKTRACE": String?.none])
         defer { shell.kill(SIGKILL) }
         try shell.expect("Email: ", timeout: 10)
         try shell.send("zed@example.com\r")
         try shell.expect("Password: ", timeout: 10)
-        Glibc.kill(try TerminalRestoreTests.child(of: shell.pid), SIGSEGV)
-        try shell.expect("status=\(128 + SIGSEGV)", timeout: 8)  // the interactive backtracer waits 30 s
-        try Self.expectRestored(shell, status: 128 + SIGSEGV, "SIGSEGV")
-        #expect(!shell.text().contains("Press space"), "the crash offered a debugger: \(shell.text())")
-    }
-
-    /// Ctrl-\ (SIGQUIT from the terminal) without SWIFT_BACKTRACE: in a build whose runtime installed
-    /// Swift's crash reporter (a debug build), it offered a debugger and held the terminal with echo off.
-    @Test func ctrlBackslashOffersNoDebuggerAndRestoresTheTerminal() throws {
-        let scratch = try ScratchFolder()
-        let shell = try Self.underShell("", scratch: scratch, environment: ["SWIFT_BACKTRACE": String?.none])
-        defer { shell.kill(SIGKILL) }
-        try shell.expect("Email: ", timeout: 10)
-        try shell.send("zed@example.com\r")
-        try shell.expect("Password: ", timeout: 10)
-        try shell.send("Quartz-La\u{1C}")
-        try shell.expect("status=\(128 + SIGQUIT)", timeout: 8)  // the interactive backtracer waits 30 s
-        try Self.expectRestored(shell, status: 128 + SIGQUIT, "SIGQUIT")
-        #expect(!shell.text().contains("Press space"), "Ctrl-\\ offered a debugger: \(shell.text())")
+        if fromTheKeyboard {
+            try shell.send("Quartz-La\u{1C}")
+        } else {
+            Glibc.kill(try TerminalRestoreTests.child(of: shell.pid), signal)
+        }
+        try shell.expect("status=\(128 + signal)", timeout: 8)  // the interactive backtracer waits 30 s
+        try Self.expectRestored(shell, status: 128 + signal, "signal \(signal)")
+        #expect(!shell.text().contains("Press space"), "signal \(signal) offered a debugger: \(shell.text())")
         #expect(!shell.text().contains("Quartz-La"), "the password typed so far was shown")
     }
 
