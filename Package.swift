@@ -42,7 +42,10 @@ let package = Package(
         // SQLite through GRDB or PostgreSQL through libpq, Argon2id hashing.
         .target(
             name: "AccountStore",
-            dependencies: ["SignupCore", "CArgon2", "CLibpq", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "SignupCore", "CArgon2", "CLibpq",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         .executableTarget(
             name: "signup",

@@ -42,24 +42,10 @@ struct AccountRecord: Codable, FetchableRecord, MutablePersistableRecord {
 }
 
 /// The columns of `account` that may leave the store: never the hash.
-struct AccountRow: FetchableRecord {
-    /// Every account in id order, each column read safely (``SafeColumn``).
+enum AccountRow {
+    /// Every account in id order, each column read safely (``SafeColumn``): id, email, created_at.
     static let selectAll = "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email, "
         + "\(SafeColumn.text("created_at")) AS created_at FROM account ORDER BY account.id"
-
-    var id: Int64
-    var email: String
-    var createdAt: String
-
-    /// The columns of ``selectAll`` by position: `Decodable`'s keyed decoding cost more than the
-    /// rest of `signup list` per row (BENCHMARKS.md, issue 11).
-    init(row: Row) {
-        id = row[0]
-        email = row[1]
-        createdAt = row[2]
-    }
-
-    var account: Account { Account(id: id, email: email, createdAt: createdAt) }
 }
 
 /// Columns as another program may have filled them: NULL, a number, bytes that are not UTF-8.

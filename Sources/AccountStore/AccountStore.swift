@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The accounts database: one SQLite file in WAL mode, shared safely by many processes.
 ///
@@ -177,13 +178,38 @@ public final class AccountStore: Sendable {
     /// Calls `body` with each account in id order, one row in memory at a time, until it returns false.
     ///
     /// Hashes never leave the store this way. Memory does not grow with the number of accounts.
+    ///
+    /// Rows are read with SQLite's own column functions, not GRDB's `Row`: for a million accounts
+    /// GRDB's per-row values and their reference counting cost more than the rest of `signup list`
+    /// (BENCHMARKS.md, issue 11). Text is read by its length, so a NUL inside a stored email is
+    /// kept (and shown visibly by the caller), not taken for the email's end.
     public func streamAccounts(_ body: (Account) -> Bool) throws(StoreError) {
         try access { try queue.read { db in
-            let rows = try AccountRow.fetchCursor(db, sql: AccountRow.selectAll)
-            while let row = try rows.next() {
-                if !body(row.account) { return }
+            let statement = try db.makeStatement(sql: AccountRow.selectAll)
+            let raw = statement.sqliteStatement
+            while true {
+                let code = sqlite3_step(raw)
+                if code == SQLITE_DONE { return }
+                guard code == SQLITE_ROW else {
+                    throw DatabaseError(
+                        resultCode: ResultCode(rawValue: code),
+                        message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                }
+                let account = Account(
+                    id: sqlite3_column_int64(raw, 0),
+                    email: Self.text(raw, column: 1),
+                    createdAt: Self.text(raw, column: 2))
+                if !body(account) { return }
             }
         } }
+    }
+
+    /// A text column of the current row, every byte of it (invalid UTF-8 repaired, as Swift
+    /// repairs any outside text).
+    private static func text(_ statement: SQLiteStatement, column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
     /// All accounts, ordered by id. Hashes never leave the store this way.

@@ -20,6 +20,8 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         let location = try StoreOption.location(given: db)
+        // Read once: a property wrapper's getter per row instantiated generic metadata each time.
+        let json = self.json
         var output = StandardOutput()
         var count = 0
         do throws(StoreError) {
@@ -112,17 +114,27 @@ private struct StandardOutput {
     /// CREATED padded, then EMAIL and the line end.
     private mutating func appendRest(_ created: String, _ email: String) {
         appendPadded(created, to: 20)
-        buffer.append(contentsOf: email.utf8)
+        appendBytes(of: email)
         buffer.append(UInt8(ascii: "\n"))
         if buffer.count >= 64 * 1024 { flush() }
     }
 
     /// `text`, then spaces up to `width` characters, then the two spaces between columns.
     private mutating func appendPadded(_ text: String, to width: Int) {
-        buffer.append(contentsOf: text.utf8)
-        let ascii = text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy { $0 < 0x80 } } ?? false
+        let ascii = appendBytes(of: text)
         let shown = ascii ? text.utf8.count : text.count
         for _ in 0..<(max(0, width - shown) + 2) { buffer.append(UInt8(ascii: " ")) }
+    }
+
+    /// Appends the text's UTF-8 bytes from its own storage (`Array.append(contentsOf: text.utf8)`
+    /// goes byte by byte through a generic sequence) and says whether they were all ASCII.
+    @discardableResult
+    private mutating func appendBytes(of text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            buffer.append(contentsOf: bytes)
+            return !bytes.contains { $0 >= 0x80 }
+        }
     }
 
     mutating func flush() {

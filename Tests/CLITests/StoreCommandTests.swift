@@ -208,21 +208,25 @@ import Testing
         sqlite(box.db, """
             INSERT INTO account (email, email_key, password_hash, created_at)
                 VALUES ('evil' || char(27) || ']0;PWNED' || char(7) || char(155) || '@example.com', 'evil', 'x', '2026-01-01T00:00:00Z');
+            INSERT INTO account (email, email_key, password_hash, created_at)
+                VALUES ('shown' || char(0) || 'hidden@example.com', 'nul', 'x', '2026-01-02T00:00:00Z');
             """)
         let human = box.run(["list", "--db", box.db])
         #expect(human.status == 0)
         let rows = human.stdout.split(separator: "\n").map(String.init)
         #expect(rows.first == "ID       CREATED               EMAIL")
-        #expect(rows.count == 3)
+        #expect(rows.count == 4)
         #expect(rows[1].hasPrefix("1        20") && rows[1].hasSuffix("  alice@example.com"))
         #expect(rows[2] == "2        2026-01-01T00:00:00Z  evil^[]0;PWNED^G<U+009B>@example.com")
-        #expect(!human.stdoutBytes.contains(0x1B) && !human.stdoutBytes.contains(0x07))
+        #expect(rows[3] == "3        2026-01-02T00:00:00Z  shown^@hidden@example.com", "a NUL does not end the email")
+        #expect(!human.stdoutBytes.contains(0x1B) && !human.stdoutBytes.contains(0x07) && !human.stdoutBytes.contains(0))
 
         let json = box.run(["list", "--db", box.db, "--json"])
         #expect(!json.stdoutBytes.contains(0x1B) && !json.stdout.unicodeScalars.contains("\u{9B}"))
         #expect(json.stdout.contains("\\u001b]0;PWNED\\u0007\\u009b@example.com"))
         let parsed = (try? JSONSerialization.jsonObject(with: json.stdoutBytes)) as? [[String: Any]]
-        #expect(parsed?.last?["email"] as? String == "evil\u{1B}]0;PWNED\u{7}\u{9B}@example.com", "JSON keeps the exact text")
+        #expect(parsed?.dropLast().last?["email"] as? String == "evil\u{1B}]0;PWNED\u{7}\u{9B}@example.com", "JSON keeps the exact text")
+        #expect(parsed?.last?["email"] as? String == "shown\u{0}hidden@example.com")
     }
 
     @Test(arguments: [["list"], ["list", "--json"]])
