@@ -15,13 +15,33 @@ public protocol AccountBackend: AnyObject {
     func create(email: String, passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void) throws(StoreError) -> Account
     /// Whether an account with this email's key exists.
     func isTaken(email: String) throws(StoreError) -> Bool
-    /// The stored PHC hash for this email's key, or nil when there is no such account.
-    func passwordHash(forEmail email: String) throws(StoreError) -> String?
+    /// What a password for this email is checked against: its account's stored hash or, when
+    /// no account has the email's key, another account's hash to spend the same time on.
+    ///
+    /// The other account is the one whose key follows this one (the first when none does): so an
+    /// unknown email costs what a real account costs, whatever Argon2 costs that database's hashes
+    /// were made with, and the same email always gets the same one.
+    func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget
     /// Hands each account to `body` in id order without holding them all; `body` returns false to stop.
     func streamAccounts(_ body: (Account) -> Bool) throws(StoreError)
 }
 
+/// What a password is checked against (``AccountBackend/verificationTarget(forEmail:)``).
+public enum VerificationTarget: Sendable, Equatable {
+    /// The stored PHC hash of the account with this email.
+    case account(hash: String)
+    /// No account has this email. `decoy` is another account's stored hash, checked only to take
+    /// the time a real account takes (``PasswordHasher/check(_:against:)-(_,VerificationTarget)``
+    /// then answers "does not match"); nil when the store holds no account.
+    case noAccount(decoy: String?)
+}
+
 extension AccountBackend {
+    /// The stored PHC hash for this email's key, or nil when there is no such account.
+    public func passwordHash(forEmail email: String) throws(StoreError) -> String? {
+        if case .account(let hash) = try verificationTarget(forEmail: email) { hash } else { nil }
+    }
+
     /// Stores a new account created now.
     public func create(email: String, passwordHash: PasswordHash) throws(StoreError) -> Account {
         try create(email: email, passwordHash: passwordHash, at: Date(), whenLocked: {})

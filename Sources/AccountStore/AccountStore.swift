@@ -219,16 +219,20 @@ public final class AccountStore: Sendable {
         return all
     }
 
-    /// The stored PHC hash for this email's key, or nil when there is no such account.
-    public func passwordHash(forEmail email: String) throws(StoreError) -> String? {
+    /// What a password for this email is checked against (``AccountBackend/verificationTarget(forEmail:)``).
+    public func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget {
         let key = Self.key(forEmail: email)
         return try access { try queue.read { db in
             guard hasOldKeys else {
-                return try String.fetchOne(
-                    db,
-                    sql: "SELECT \(SafeColumn.hash) FROM account WHERE email_key = ?",
-                    arguments: [key]
-                )
+                // The account with this key, else the next key's, else the first: one indexed lookup.
+                let row = try Row.fetchOne(db, sql: """
+                    SELECT email_key = ?1 AS found, \(SafeColumn.hash) AS hash FROM account
+                    WHERE email_key >= ?1 ORDER BY email_key LIMIT 1
+                    """, arguments: [key])
+                    ?? Row.fetchOne(db, sql: "SELECT 0 AS found, \(SafeColumn.hash) AS hash FROM account ORDER BY email_key LIMIT 1")
+                guard let row else { return .noAccount(decoy: nil) }
+                let hash: String = row["hash"]
+                return row["found"] == true ? .account(hash: hash) : .noAccount(decoy: hash)
             }
             // The keys on disk are v1's: compare today's key of every email (a reader does not migrate).
             // The whole table is read either way, so the time does not tell a known email from an unknown one.
@@ -236,10 +240,12 @@ public final class AccountStore: Sendable {
                 SELECT \(SafeColumn.text("email")) AS email, \(SafeColumn.hash) AS password_hash FROM account
                 """)
             var found: String?
+            var decoy: String?
             while let row = try rows.next() {
+                if decoy == nil { decoy = row["password_hash"] }
                 if found == nil, Self.key(forEmail: row["email"]) == key { found = row["password_hash"] }
             }
-            return found
+            return found.map { .account(hash: $0) } ?? .noAccount(decoy: decoy)
         } }
     }
 

@@ -103,11 +103,31 @@ extension PasswordHasher {
 
     /// Checks `password` against the stored `phc`, or against a dummy when there is no account.
     ///
-    /// Exactly one Argon2 verification runs whatever the answer (a known email, an
-    /// unknown one, a hash in another format), so the time does not tell them apart.
-    /// `phc` is read by ``PasswordHash/init(parsing:)``: what a store accepts is what this can check.
+    /// Prefer ``check(_:against:)-(_,VerificationTarget)`` with a store's
+    /// ``AccountBackend/verificationTarget(forEmail:)``: the dummy has signup's own costs, so
+    /// an unknown email is faster than a known one whose hash was made with higher costs.
     public static func check(_ password: Secret, against phc: String?) -> Verdict {
-        guard let phc else { return verifyAgainstDummy(password) ? .matches : .doesNotMatch }
+        check(password, against: phc.map { .account(hash: $0) } ?? .noAccount(decoy: nil))
+    }
+
+    /// Checks `password` against what a store found for an email.
+    ///
+    /// Exactly one Argon2 verification runs whatever the answer (a known email, an
+    /// unknown one, a hash in another format), so the time does not tell them apart. For an
+    /// unknown email it runs against the decoy, another account's real hash, with that hash's
+    /// costs (the fixed dummy when there is none or it is unusable), and the answer is always
+    /// "does not match", whatever the decoy says.
+    /// A stored hash is read by ``PasswordHash/init(parsing:)``: what a store accepts is what this can check.
+    public static func check(_ password: Secret, against target: VerificationTarget) -> Verdict {
+        let phc: String
+        switch target {
+        case .account(let hash):
+            phc = hash
+        case .noAccount(let decoy):
+            let usable = decoy.flatMap { try? PasswordHash(parsing: $0) }
+            _ = verify(password, against: usable?.phc ?? dummyHash)
+            return .doesNotMatch
+        }
         let hash: PasswordHash
         do {
             hash = try PasswordHash(parsing: phc)

@@ -51,15 +51,16 @@ struct VerifyCommand: ParsableCommand {
             case .unreadable, .endOfInput: password = Secret("")
             }
         }
-        let hash: String?
+        let target: VerificationTarget
         do throws(StoreError) {
-            hash = try location.openExisting()?.passwordHash(forEmail: SignupForm.normalizeEmail(email))
+            target = try location.openExisting()?.verificationTarget(forEmail: SignupForm.normalizeEmail(email)) ?? .noAccount(decoy: nil)
         } catch {
             IO.write("error: \(error.description)\n", to: 2)
             throw ExitCode(ExitStatus.storage)
         }
-        // One Argon2 verification whatever the case (unknown email, unusable hash), so timing tells nothing.
-        switch PasswordHasher.check(password, against: hash) {
+        // One Argon2 verification whatever the case (unknown email, unusable hash), with a real
+        // account's costs for an unknown email, so timing tells nothing.
+        switch PasswordHasher.check(password, against: target) {
         case .matches:
             IO.write("Password matches.\n", to: 2)
             throw ExitCode(0)
