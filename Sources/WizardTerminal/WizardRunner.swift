@@ -143,18 +143,22 @@ public final class TerminalRunner {
         // Whether keys typed ahead may answer the next prompt: only when it is the next field
         // after an accepted answer, with nothing but a note shown in between. After an error, a
         // review, a notice or any question, what was typed before it was seen is discarded: it
-        // was meant for something else (a password typed after a bad email).
+        // was meant for something else (a password typed after a bad email). Nor may keys typed
+        // during a secret answer a visible prompt: a password pasted once too often would be
+        // echoed there (the third copy of a pasted password landed in the example's Age).
         var typeAheadMayAnswer = false
+        var lastAnswerWasSecret = false
         while !pending.isEmpty {
             let effect = pending.removeFirst()
             switch effect {
             case .ask(let prompt):
                 let isField = if case .field = prompt.question { true } else { false }
                 TerminalGuard.setPromptOpen(!conversation.quiet)  // a fatal signal ends the prompt's line
-                let discard = !(typeAheadMayAnswer && isField)
+                let discard = !(typeAheadMayAnswer && isField && (prompt.isSecret || !lastAnswerWasSecret))
                 let input = intercept(prompt) { ask(prompt, discard) }
                 TerminalGuard.setPromptOpen(false)
                 typeAheadMayAnswer = isField && { if case .answer = input { true } else { false } }()
+                lastAnswerWasSecret = prompt.isSecret
                 pending += wizard.handle(input)
             case .submit(let form):
                 typeAheadMayAnswer = false

@@ -61,6 +61,26 @@ let goodPassword = "Quartz-Lantern-58"
         #expect(!screen.contains(goodPassword) && !screen.contains("weakpass1"), "a password was shown: \(screen)")
     }
 
+    /// A password pasted once too often: the copy left over after the confirmation is never
+    /// echoed by the visible prompt that follows (it was typed during a secret, not for Age).
+    @Test func aPasswordPastedOnceTooOftenIsNotShownAtTheNextVisiblePrompt() throws {
+        let terminal = try Self.start()
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 10)
+        try terminal.send("bob\r" + goodPassword + "\r" + goodPassword + "\r" + goodPassword + "\r")
+        try terminal.expect("Age: ", timeout: 10)
+        Thread.sleep(forTimeInterval: 0.5)  // what the Age prompt would echo, if it took the copy
+        try terminal.send("42\r")
+        let review = try terminal.expect("Sign up? [Y/n/e] ", timeout: 10)
+        #expect(review.contains("42"), "\(review)")
+        try terminal.send("y\r")
+        #expect(try terminal.wait(timeout: 10) == .exited(0))
+        try terminal.readAll()
+        let screen = Screen.render(terminal.transcript)
+        #expect(!screen.contains(goodPassword) && !screen.contains("Quartz"), "a password was shown: \(screen)")
+        #expect(String(decoding: terminal.standardOutput, as: UTF8.self) == "Welcome, bob\n")
+    }
+
     /// The runner hardens a program whose form has a secret, not only signup: no core file (a
     /// crash would write the password to disk), from before the first prompt.
     @Test func theProcessWritesNoCoreWhileItAsks() throws {
