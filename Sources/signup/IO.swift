@@ -133,8 +133,8 @@ enum IO {
         String(cString: strerror(errno))
     }
 
-    /// The process's environment as `ProcessInfo.processInfo.environment` gives it (split at
-    /// the first `=`, entries without one skipped, the last of a repeated name wins), read
+    /// The process's environment, split at the first `=`, entries without one skipped, the
+    /// first of a repeated name winning (as `getenv`, which reads `SIGNUP_DB`, takes it), read
     /// from `environ` directly: Foundation's `ProcessInfo` is not worth its start-up cost
     /// before the first prompt. Read after `EnvironmentPassword.taken` removed the password.
     static func environment() -> [String: String] {
@@ -142,7 +142,9 @@ enum IO {
         var entry = signup_environment()
         while let pointer = entry?.pointee {
             let text = String(cString: pointer)
-            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
+            // The first of a duplicated name wins, as getenv(3) (which reads SIGNUP_DB and
+            // SIGNUP_PASSWORD) and sh take it: one variable never means two things in one run.
+            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")), variables[String(text[..<equals])] == nil {
                 variables[String(text[..<equals])] = String(text[text.utf8.index(after: equals)...])
             }
             entry = entry?.successor()
