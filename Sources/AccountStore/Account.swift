@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A stored account, without its password hash.
 public struct Account: Sendable, Equatable, Codable {
@@ -15,29 +14,6 @@ public struct Account: Sendable, Equatable, Codable {
         self.id = id
         self.email = email
         self.createdAt = createdAt
-    }
-}
-
-/// One row of the `account` table.
-struct AccountRecord: Codable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "account"
-
-    var id: Int64?
-    var email: String
-    var emailKey: String
-    var passwordHash: String
-    var createdAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case id
-        case email
-        case emailKey = "email_key"
-        case passwordHash = "password_hash"
-        case createdAt = "created_at"
-    }
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
     }
 }
 
