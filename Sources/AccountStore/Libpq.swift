@@ -134,26 +134,33 @@ final class PGConnection {
         return rows
     }
 
-    /// `PQgetResult`, waiting in poll(2) at most ``answerDeadline`` for the server's answer.
+    /// `PQgetResult`, waiting in poll(2) at most ``answerDeadline`` for the server's whole answer.
+    ///
+    /// The deadline is on the monotonic clock from the moment the answer is awaited: a server
+    /// that trickles a byte now and then (a notice a second, a message sent byte by byte) is
+    /// given up on as one that is silent is, not waited for without end.
     private func nextResult() throws(PGFailure) -> OpaquePointer? {
-        var waited: Int32 = 0
+        let deadline = Self.monotonicMilliseconds() + Int64(Self.answerDeadline)
         while PQisBusy(connection) == 1 {
             let socket = PQsocket(connection)
             guard socket >= 0 else { throw connectionFailure() }
-            var wanted = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let slice: Int32 = 1_000
-            let ready = poll(&wanted, 1, slice)
-            if ready < 0 && errno != EINTR { throw connectionFailure() }
-            if ready == 0 {
-                waited += slice
-                if waited >= Self.answerDeadline {
-                    throw PGFailure(.connectionLost, "the server did not answer within \(Self.answerDeadline / 1000) s")
-                }
-                continue
+            let left = deadline - Self.monotonicMilliseconds()
+            guard left > 0 else {
+                throw PGFailure(.connectionLost, "the server did not answer within \(Self.answerDeadline / 1000) s")
             }
+            var wanted = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&wanted, 1, Int32(min(left, 1_000)))
+            if ready < 0 && errno != EINTR { throw connectionFailure() }
+            if ready <= 0 { continue }
             guard PQconsumeInput(connection) == 1 else { throw connectionFailure() }
         }
         return PQgetResult(connection)
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     /// Runs one query in single-row mode: `row` sees each row as it arrives, so memory does

@@ -321,3 +321,31 @@ final class Collected: @unchecked Sendable {
     func append(_ value: Int32) { lock.withLock { values.append(value) } }
     var all: [Int32] { lock.withLock { values } }
 }
+
+/// A server that never finishes an answer but is never silent either: it completes the login,
+/// then answers the first query with a notice every half second, forever. No real server is
+/// needed, only libpq.
+@Suite struct PostgresTricklingServerTests {
+    static let server = #"""
+        import socket, struct, time
+        s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print(s.getsockname()[1], flush=True)
+        def msg(kind, body): return kind + struct.pack("!i", len(body) + 4) + body
+        c, _ = s.accept()
+        n = struct.unpack("!i", c.recv(4))[0]; body = c.recv(n - 4)
+        c.sendall(msg(b"R", struct.pack("!i", 0)) + msg(b"S", b"server_version\x0016.0\x00")
+                  + msg(b"S", b"client_encoding\x00UTF8\x00") + msg(b"K", struct.pack("!ii", 1, 2)) + msg(b"Z", b"I"))
+        c.recv(65536)
+        while True:
+            c.sendall(msg(b"N", b"SNOTICE\x00C00000\x00Mstill working\x00\x00")); time.sleep(0.5)
+        """#
+
+    /// The deadline is on the clock, not a count of silent seconds: this run hung until killed before.
+    @Test func aServerThatTricklesForeverIsGivenUpOnAtTheDeadline() {
+        let box = Sandbox()
+        let server = Background(["python3", "-c", Self.server])
+        let run = box.run(["--db", "host=127.0.0.1 port=\(server.firstLine()) dbname=x user=u sslmode=disable"],
+                          input: signUp("alice@example.com"), via: #"exec timeout 150 "$0" "$@""#)
+        #expect(run.status == 74, "timeout(1) says 124 when signup hangs")
+        #expect(run.stderr.contains("the server did not answer within 45 s"), "\(run.stderr)")
+    }
+}
