@@ -12,6 +12,15 @@ struct CreateCommand: ParsableCommand {
         abstract: "Create an account (the default command)."
     )
 
+    @OptionGroup var options: CreateOptions
+
+    func run() throws {
+        try options.run()
+    }
+}
+
+/// The options of `signup create`, the default command; ``CompletionTree`` offers them at the top level too.
+struct CreateOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Answer the email field.", valueName: "address"))
     var email: String?
 
@@ -51,6 +60,20 @@ struct CreateCommand: ParsableCommand {
             policyFile: policyFile, json: json, quiet: quiet, plain: plain, noInteractive: noInteractive, dryRun: dryRun
         ).run()
     }
+}
+
+/// The command tree the shell completions are generated from (`signup --generate-completion-script`):
+/// signup's own, with the default command's options at the top level as well, because `signup
+/// --db PATH` is `signup create --db PATH`. swift-argument-parser's generators offer a default
+/// subcommand's options only after its name; this tree is never run.
+struct CompletionTree: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signup",
+        version: About.version,
+        subcommands: [CreateCommand.self, ListCommand.self, VerifyCommand.self]
+    )
+
+    @OptionGroup var options: CreateOptions
 }
 
 /// What `signup create` does, its options as plain values whose defaults are the options'.

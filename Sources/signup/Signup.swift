@@ -45,6 +45,14 @@ struct Signup: ParsableCommand {
             // cost (CreateRun). Anything else, even one empty argument, is the parser's.
             if CommandLine.arguments.count == 1 {
                 try CreateRun().run()
+            } else if CommandLine.arguments[1].hasPrefix("--generate-completion-script") {
+                // The parser answers a completion request with a clean exit that writes the script
+                // of the command it is given to: CompletionTree's. Errors still quote no argument.
+                do { _ = try CompletionTree.parseAsRoot() } catch {
+                    if CompletionTree.exitCode(for: error) == .success { CompletionTree.exit(withError: error) }
+                    exitWithoutRepeatingArguments(error)
+                }
+                exitWithoutRepeatingArguments(ValidationError("--generate-completion-script takes a shell: bash, zsh or fish."))
             } else {
                 var command = parsed()
                 try command.run()

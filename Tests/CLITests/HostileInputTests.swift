@@ -169,6 +169,7 @@ import Testing
         ["verify", "a@example.com", "Hunter2-Secret-77"], ["verify", "--db=x", "--Hunter2-Secret-77"], ["list", "Hunter2-Secret-77"],
         ["list", "--json=Hunter2-Secret-77"], ["Hunter2-Secret-77", "--json"], ["--dry-run", "--", "Hunter2-Secret-77"],
         ["--policy-file", "/etc/passwd", "--db", "Hunter2-Secret-77"],
+        ["--generate-completion-script", "Hunter2-Secret-77"],
     ])
     func noUsageErrorQuotesAValue(arguments: [String]) {
         let box = Sandbox()

@@ -76,6 +76,12 @@ import Testing
         #expect(bashCompletions("signup create --policy-file pol", in: box) == ["policy.json"])
         #expect(bashCompletions("signup list --db acc", in: box) == ["accounts.sqlite"])
         #expect(bashCompletions("signup verify --db acc", in: box) == ["accounts.sqlite"])
+        // `signup --db D` is the default command: its options and their values complete without `create`.
+        #expect(bashCompletions("signup --db acc", in: box) == ["accounts.sqlite"])
+        #expect(Set(bashCompletions("signup --pass", in: box)) == ["--password-file", "--password-fd"])
+        #expect(bashCompletions("signup --policy s", in: box) == ["standard", "strict"])
+        #expect(bashCompletions("signup --db accounts.sqlite --dry", in: box) == ["--dry-run"])
+        #expect(Set(bashCompletions("signup ", in: box)).isSuperset(of: ["create", "list", "verify", "--db", "--email"]))
     }
 
     @Test func zshAndFishCompleteFilePathsAndPolicyNames() {
@@ -86,6 +92,11 @@ import Testing
             #expect(zsh.split(separator: "\n").contains { $0.contains("'\(option)[") && $0.hasSuffix(":_files'") })
             #expect(fish.split(separator: "\n").contains { $0.contains("-l '\(option.dropFirst(2))'") && $0.hasSuffix("-rF") })
         }
+        // The default command's options at the top level too (the first function is `_signup`'s).
+        let zshRoot = zsh.components(separatedBy: "_signup_create()").first ?? ""
+        #expect(zshRoot.contains("'--db[") && zshRoot.contains("'--dry-run["), "top-level zsh completion lacks create's options")
+        #expect(fish.split(separator: "\n").contains { $0.contains("flags_or_options \"signup\" db'") && $0.contains("-l 'db'") && $0.hasSuffix("-rF") },
+                "top-level fish completion lacks create's options")
         #expect(zsh.contains("('standard' 'strict' 'nist')"))
         #expect(fish.contains("-l 'policy'") && fish.contains("'standard strict nist'"))
     }
