@@ -69,6 +69,23 @@ extension StoreLocation {
         if case .sqlite(let path) = self { _ = try FileSystem.resolve(path, creatingFolders: false, beforeWriting: true) }
     }
 
+    /// What `create` would throw for this email, short of storing anything: a dry run's write.
+    ///
+    /// Throws ``StoreError/emailTaken`` for an existing account, and `unavailable` where the
+    /// write would be refused: a database file or folder that cannot be written (read-only
+    /// medium, immutable file, no permission), a PostgreSQL server or database that is
+    /// read-only or a role that may not insert (or create the table). Creates and changes
+    /// nothing, not even a PostgreSQL sequence.
+    public func rehearseCreate(email: String) throws(StoreError) {
+        switch self {
+        case .sqlite(let path):
+            try FileSystem.checkWritable(FileSystem.resolve(path, creatingFolders: false, beforeWriting: true), path: path)
+        case .postgres(let location):
+            try PostgresStore.checkWritable(location)
+        }
+        if try openExisting()?.isTaken(email: email) == true { throw .emailTaken }
+    }
+
     /// Opens an existing store for reading, or returns nil when there is none yet. Creates nothing.
     public func openExisting() throws(StoreError) -> (any AccountBackend)? {
         switch self {

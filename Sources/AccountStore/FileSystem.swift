@@ -334,6 +334,30 @@ enum FileSystem {
         Array(UnsafeBufferPointer(start: UnsafeRawPointer(string).assumingMemoryBound(to: UInt8.self), count: strlen(string)))
     }
 
+    /// Refuses, without writing, a resolved database a writer could not write: the file (when it
+    /// exists) and the folder SQLite makes its `-wal` and `-shm` in, or for a missing file the
+    /// nearest existing folder it would be made in. `access(2)`: a read-only mount and an
+    /// immutable file stop root too.
+    static func checkWritable(_ resolved: Resolved, path: DatabasePath) throws(StoreError) {
+        var folder = parent(of: resolved.canonical)
+        if resolved.entry != .missing {
+            guard accessBytes(resolved.canonical, W_OK) == 0 else {
+                throw .unavailable(reason: errno == EROFS || errno == EPERM
+                    ? "the database \(path) is read-only" : "the database \(path) cannot be written: \(describe(errno))")
+            }
+        } else {
+            var info = stat()
+            while folder != [UInt8(ascii: "/")] && lstatBytes(folder, &info) != 0 { folder = parent(of: folder) }
+        }
+        guard accessBytes(folder, W_OK | X_OK) == 0 else {
+            throw .unavailable(reason: "cannot write in the folder \(visible(folder)) for \(path): \(describe(errno))")
+        }
+    }
+
+    private static func accessBytes(_ entry: [UInt8], _ mode: Int32) -> Int32 {
+        retryingInterrupts { entry.withCString { Glibc.access($0, mode) } }
+    }
+
     static func describe(_ code: Int32) -> String {
         guard let message = strerror(code) else { return "error \(code)" }
         return String(cString: message)

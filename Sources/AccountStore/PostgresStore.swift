@@ -35,6 +35,26 @@ public final class PostgresStore: AccountBackend {
         return try store.appliedMigrations().contains("v1-accounts") ? store : nil
     }
 
+    /// Refuses, without writing, a database where `create` could not write: a server in
+    /// recovery or a read-only database or session, or a role that may not insert into the
+    /// account table (or, before the first account, create it).
+    static func checkWritable(_ location: PostgresLocation) throws(StoreError) {
+        let connection = try connect(location)
+        let row: [String?]?
+        do {
+            row = try connection.execute("""
+                SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on',
+                       CASE WHEN to_regclass('account') IS NULL
+                            THEN coalesce(has_schema_privilege(current_schema(), 'CREATE'), false)
+                            ELSE has_table_privilege('account', 'INSERT') END
+                """, []).first
+        } catch {
+            throw storeError(error, location: location)
+        }
+        if row?[0] != "f" { throw .unavailable(reason: "\(location) is read-only: the account would not be stored") }
+        if row?[1] != "t" { throw .unavailable(reason: "\(location): this role may not store accounts there (no INSERT on account, or no CREATE in its schema)") }
+    }
+
     // MARK: - AccountBackend
 
     /// Stores a new account (see ``AccountBackend/create(email:passwordHash:at:whenLocked:)``).

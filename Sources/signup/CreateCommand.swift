@@ -189,14 +189,15 @@ struct CreateRun {
         return try PolicyLoader.load(path: RawArguments.value(of: "--policy-file", parsed: policyFile) ?? Array(policyFile.utf8))
     }
 
-    /// Hashes and stores one submission; a dry run checks the email against an existing database only.
+    /// Hashes and stores one submission; a dry run rehearses the write (a taken email, a store that would refuse it).
     static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool,
                       waiting: @escaping @Sendable (String) -> Void = { _ in }) -> SubmitResult<CreatedAccount> {
         do throws(StoreError) {
             let hash = try PasswordHasher.hash(submission.password)
             if dryRun {
-                let taken = try location.openExisting()?.isTaken(email: submission.email) ?? false
-                return taken ? .rejected([SignupForm.emailTaken]) : .succeeded(submission.created(id: 0))
+                // Everything but the write: a taken email, and a store that would refuse the write, say so.
+                try location.rehearseCreate(email: submission.email)
+                return .succeeded(submission.created(id: 0))
             }
             // A write that takes longer than a moment is waiting for another writer's lock: say so.
             let notice = DispatchWorkItem { waiting("Waiting for the database: another program is writing to it…") }

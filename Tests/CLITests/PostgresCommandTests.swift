@@ -251,6 +251,7 @@ struct PostgresCommandTests {
         #expect(box.run(["--db", db.socket], input: signUp("first@example.com")).status == 0)
         TestServer.psql("ALTER DATABASE \(db.name) SET default_transaction_read_only = on")
         fails(["--db", db.socket], "cannot execute INSERT in a read-only transaction", "read-only")
+        fails(["--db", db.socket, "--dry-run"], "is read-only: the account would not be stored", "read-only, dry run")
         #expect(box.run(["list", "--db", db.socket]).status == 0, "reading a read-only database works")
         TestServer.psql("ALTER DATABASE \(db.name) RESET default_transaction_read_only")
 

@@ -112,6 +112,10 @@ import Testing
             undo.waitUntilExit()
         }
         let run = box.run(["--db", box.db, "--json"], input: lines("bob@example.com\n\(goodPassword)\n\(goodPassword)\n"), secrets: [goodPassword])
+        // A dry run says what the real run would: not "created" (it did before).
+        let dryRun = box.run(["--db", box.db, "--json", "--dry-run"], input: lines("bob@example.com\n\(goodPassword)\n\(goodPassword)\n"))
+        let dryRunNew = box.run(["--db", box.folder.appendingPathComponent("new.sqlite").path, "--dry-run"],
+                                input: lines("bob@example.com\n\(goodPassword)\n\(goodPassword)\n"))
         // Reading an unchangeable database still works.
         let listed = box.accounts()
         let verified = box.run(["verify", "alice@example.com", "--db", box.db], input: lines(goodPassword + "\n")).status
@@ -119,6 +123,9 @@ import Testing
         #expect(run.status == 74)
         #expect(run.json["status"] as? String == "storage_error")
         #expect((run.json["reason"] as? String)?.contains("read-only") == true)
+        #expect(dryRun.status == 74 && dryRun.json["status"] as? String == "storage_error", "\(dryRun.stdout)")
+        #expect((dryRun.json["reason"] as? String)?.contains("read-only") == true)
+        #expect(dryRunNew.status == 74 && dryRunNew.stderr.contains("cannot write in the folder"), "\(dryRunNew.stderr)")
         #expect(listed.map { $0["email"] as? String } == ["alice@example.com"])
         #expect(verified == 0)
         #expect(box.accounts().map { $0["email"] as? String } == ["alice@example.com"])
