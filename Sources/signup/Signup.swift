@@ -25,7 +25,7 @@ struct Signup: ParsableCommand {
         // Read once and scrubbed before anything else runs: no other code sees the variable.
         _ = EnvironmentPassword.taken
         IO.ignoreBrokenPipes()
-        if About.asksForRootHelp(CommandLine.arguments) { IO.write(About.rootHelp(), to: 1); Self.exit() }
+        if About.asksForRootHelp(CommandLine.arguments) { exitShowing(About.rootHelp()) }
         // Refuse a password on the command line before the parser can repeat it in an error.
         if CommandLine.arguments.dropFirst().contains(where: Self.looksLikePasswordOption) {
             IO.write("error: passwords are never taken on the command line, and this option is not one of signup's.\n"
@@ -49,7 +49,7 @@ struct Signup: ParsableCommand {
                 // The parser answers a completion request with a clean exit that writes the script
                 // of the command it is given to: CompletionTree's. Errors still quote no argument.
                 do { _ = try CompletionTree.parseAsRoot() } catch {
-                    if CompletionTree.exitCode(for: error) == .success { CompletionTree.exit(withError: error) }
+                    if CompletionTree.exitCode(for: error) == .success { exitShowing(CompletionTree.fullMessage(for: error) + "\n") }
                     exitWithoutRepeatingArguments(error)
                 }
                 exitWithoutRepeatingArguments(ValidationError("--generate-completion-script takes a shell: bash, zsh or fish."))
@@ -60,6 +60,8 @@ struct Signup: ParsableCommand {
         } catch let error as UsageError {
             error.exit()
         } catch {
+            // A help or version request the parser raised while running a command (`list --help`).
+            if exitCode(for: error) == .success { exitShowing(fullMessage(for: error) + "\n") }
             Self.exit(withError: error)
         }
     }
@@ -77,9 +79,22 @@ struct Signup: ParsableCommand {
     /// name: any of them may be a password typed in the wrong place, and errors end up in logs.
     static func exitWithoutRepeatingArguments(_ error: any Error) -> Never {
         let code = exitCode(for: error)
-        guard code != .success else { Self.exit(withError: error) }  // --help, --version
+        guard code != .success else { exitShowing(fullMessage(for: error) + "\n") }  // --help, --version
         IO.write(ParseErrorText.message(for: error, in: Self.self), to: 2)
         Self.exit(withError: code)
+    }
+
+    /// Writes what a clean exit shows (help, the version, a completion script: the parser's text
+    /// and the line end its own `exit(withError:)` would print) and exits 0, or
+    /// 74 with a message when standard output does not take it (`> /dev/full`, closed): text that
+    /// was not delivered is not a success, as for every other result of signup's.
+    static func exitShowing(_ text: String) -> Never {
+        IO.write(text, to: 1)
+        if let failure = IO.outputFailure {
+            IO.write("error: cannot write to standard output: \(failure)\n", to: 2)
+            Self.exit(withError: ExitCode(ExitStatus.unwritable))
+        }
+        Self.exit()
     }
 
     /// `--password`, `--passwd`, `--pass=…`, `-p…` and the like, but not `--password-file` or `--password-fd`.

@@ -28,6 +28,19 @@ import Testing
         #expect(flat.contains("$SIGNUP_DB, else $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite"))
     }
 
+    /// Help, the version and a completion script that standard output does not take are not a
+    /// success (they exited 0 after a failed write), as for every other result.
+    @Test(arguments: [["--help"], ["--version"], ["list", "--help"], ["help", "create"], ["--generate-completion-script", "bash"]])
+    func textThatCannotBeWrittenIsExit74(arguments: [String]) {
+        let box = Sandbox()
+        let full = box.run(arguments, via: #"exec "$0" "$@" > /dev/full"#)
+        #expect(full.status == 74)
+        #expect(full.stderr.contains("cannot write to standard output: No space left on device"), "\(full.stderr)")
+        let closed = box.run(arguments, via: #"exec "$0" "$@" >&-"#)
+        #expect(closed.status == 74)
+        #expect(box.run(arguments).status == 0)
+    }
+
     @Test(arguments: ["list", "verify"])
     func everyDatabaseOptionNamesTheFallbackPath(command: String) {
         let run = Sandbox().run([command, "--help"])
