@@ -13,6 +13,13 @@ struct Signup: ParsableCommand {
             command line: use --password-file, --password-fd or SIGNUP_PASSWORD.
             Exit codes: 0 created, 1 declined, 64 usage, 65 invalid or taken, 66 input ended early, \
             74 storage failure, 130 cancelled.
+            Environment: SIGNUP_DB is the database when --db is not given; SIGNUP_PASSWORD answers \
+            both password fields (read once at start and removed: prefer --password-file or \
+            --password-fd); XDG_DATA_HOME places the default database; NO_COLOR, or TERM dumb, unset \
+            or unknown, means no colour and no escape sequences; libpq's PG variables (PGHOST, \
+            PGUSER, PGPASSFILE, PGSERVICE...) apply to a PostgreSQL database.
+            Files: $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite, \
+            the default database (with its -wal and -shm files beside it); ~/.pgpass, libpq's passwords.
             """,
         version: About.version,
         subcommands: [CreateCommand.self, ListCommand.self, VerifyCommand.self],

@@ -9,7 +9,11 @@ struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check a password: exit 0 if it matches the account's, 1 if not.",
-        discussion: "The password is read from a masked prompt at a terminal, else from the first line of standard input."
+        discussion: """
+            The password is read from a masked prompt at a terminal, else from the first line of standard input.
+            Exit codes: 0 it matches, 1 it does not (or no account has this email), 64 usage, 74 storage \
+            failure or a stored hash it cannot check, 130 cancelled.
+            """
     )
 
     @Argument(help: "The account's email address.")
