@@ -342,15 +342,17 @@ enum FileSystem {
         var folder = parent(of: resolved.canonical)
         if resolved.entry != .missing {
             guard accessBytes(resolved.canonical, W_OK) == 0 else {
-                throw .unavailable(reason: errno == EROFS || errno == EPERM
-                    ? "the database \(path) is read-only" : "the database \(path) cannot be written: \(describe(errno))")
+                let code = errno
+                throw .unavailable(reason: code == EROFS || code == EPERM
+                    ? "the database \(path) is read-only" : "the database \(path) cannot be written: \(describe(code))")
             }
         } else {
             var info = stat()
             while folder != [UInt8(ascii: "/")] && lstatBytes(folder, &info) != 0 { folder = parent(of: folder) }
         }
         guard accessBytes(folder, W_OK | X_OK) == 0 else {
-            throw .unavailable(reason: "cannot write in the folder \(visible(folder)) for \(path): \(describe(errno))")
+            let code = errno
+            throw .unavailable(reason: "cannot write in the folder \(visible(folder)) for \(path): \(describe(code))")
         }
     }
 
