@@ -56,7 +56,7 @@ struct Signup: ParsableCommand {
                 // The parser answers a completion request with a clean exit that writes the script
                 // of the command it is given to: CompletionTree's. Errors still quote no argument.
                 do { _ = try CompletionTree.parseAsRoot() } catch {
-                    if CompletionTree.exitCode(for: error) == .success { exitShowing(CompletionTree.fullMessage(for: error) + "\n") }
+                    if CompletionTree.exitCode(for: error) == .success { exitSucceeding(error, as: CompletionTree.self) }
                     exitWithoutRepeatingArguments(error)
                 }
                 exitWithoutRepeatingArguments(ValidationError("--generate-completion-script takes a shell: bash, zsh or fish."))
@@ -68,7 +68,7 @@ struct Signup: ParsableCommand {
             error.exit()
         } catch {
             // A help or version request the parser raised while running a command (`list --help`).
-            if exitCode(for: error) == .success { exitShowing(fullMessage(for: error) + "\n") }
+            if exitCode(for: error) == .success { exitSucceeding(error, as: Self.self) }
             Self.exit(withError: error)
         }
     }
@@ -86,7 +86,7 @@ struct Signup: ParsableCommand {
     /// name: any of them may be a password typed in the wrong place, and errors end up in logs.
     static func exitWithoutRepeatingArguments(_ error: any Error) -> Never {
         let code = exitCode(for: error)
-        guard code != .success else { exitShowing(fullMessage(for: error) + "\n") }  // --help, --version
+        guard code != .success else { exitSucceeding(error, as: Self.self) }  // --help, --version
         IO.write(ParseErrorText.message(for: error, in: Self.self), to: 2)
         Self.exit(withError: code)
     }
@@ -95,6 +95,14 @@ struct Signup: ParsableCommand {
     /// and the line end its own `exit(withError:)` would print) and exits 0, or
     /// 74 with a message when standard output does not take it (`> /dev/full`, closed): text that
     /// was not delivered is not a success, as for every other result of signup's.
+    static func exitSucceeding<Command: ParsableCommand>(_ error: any Error, as command: Command.Type) -> Never {
+        let text = command.fullMessage(for: error)
+        // A command's own `ExitCode(0)` shows nothing: it wrote its result itself.
+        if text.isEmpty { command.exit(withError: error) }
+        exitShowing(text + "\n")
+    }
+
+    /// Writes `text` to standard output and exits 0, or 74 when it does not arrive.
     static func exitShowing(_ text: String) -> Never {
         IO.write(text, to: 1)
         if let failure = IO.outputFailure {
