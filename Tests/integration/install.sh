@@ -61,6 +61,25 @@ check "names the completion folders bash, zsh and fish do not search, with the l
     grep -qxF "    . $1/share/bash-completion/completions/signup" "$2" &&
     grep -qxF "    fpath=($1/share/zsh/site-functions \$fpath)" "$2" &&
     grep -qxF "    set -p fish_complete_path $1/share/fish/vendor_completions.d" "$2"' _ "$p" "$tmp/install.err"
+# Each line printed, run in its shell (when installed), makes that shell complete signup.
+note_line() { grep -A1 -F "note: $1 does not search" "$tmp/install.err" | sed -n '2s/^    //p'; }
+if command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1; then
+    completes_ok() {
+        bash -c "$(note_line bash-completion); complete -p signup" >/dev/null 2>&1 &&
+        [ "$(zsh -fc "$(note_line zsh); autoload -Uz compinit; compinit -u -d $tmp/zcompdump; print -r -- \${_comps[signup]}")" = _signup ] &&
+        PATH="$p/bin:$PATH" fish -c "$(note_line fish); complete -C 'signup --'" | grep -q '^--db'
+    }
+    check "... and each line, run in bash, zsh and fish, makes that shell complete signup" completes_ok
+else
+    echo "install: SKIP running the notes' lines in zsh and fish (not installed)"
+fi
+# Into a home's ~/.local: bash and fish search ~/.local/share, zsh does not. (The caches stay
+# where they were, so that the build does not start over in the new home.)
+h="$tmp/home"; mkdir -m 0755 "$h"
+XDG_CACHE_HOME="${XDG_CACHE_HOME:-$HOME/.cache}" HOME="$h" run home bash "$script" --prefix "$h/.local"
+check "into ~/.local: a note for zsh only, the line for ~/.zshrc" bash -c '
+    [ "$(cat "$1/home.rc")" = 0 ] && grep -qxF "    fpath=($2/.local/share/zsh/site-functions \$fpath)" "$1/home.err" &&
+    grep -qF "add before compinit in ~/.zshrc" "$1/home.err" && ! grep -qE "note: (bash-completion|fish)" "$1/home.err"' _ "$tmp" "$h"
 before="$(sha256sum <"$p/bin/signup")"
 run reinstall bash "$script" --prefix "$p"
 reinstalled_ok() {
