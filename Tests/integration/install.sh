@@ -67,7 +67,9 @@ if command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1; then
     completes_ok() {
         bash -c "$(note_line bash-completion); complete -p signup" >/dev/null 2>&1 &&
         [ "$(zsh -fc "$(note_line zsh); autoload -Uz compinit; compinit -u -d $tmp/zcompdump; print -r -- \${_comps[signup]}")" = _signup ] &&
-        PATH="$p/bin:$PATH" fish -c "$(note_line fish); complete -C 'signup --'" | grep -q '^--db'
+        # Captured first: grep -q would stop reading early, and fish's SIGPIPE fail the pipeline.
+        local offered; offered="$(PATH="$p/bin:$PATH" fish -c "$(note_line fish); complete -C 'signup --'")" &&
+        grep -q '^--db' <<<"$offered"
     }
     check "... and each line, run in bash, zsh and fish, makes that shell complete signup" completes_ok
 else
