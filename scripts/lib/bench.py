@@ -184,7 +184,7 @@ report("sign-up into a database of a million accounts vs an empty one", "within 
        [(name, [s[0] for s in samples[name]], "ms") for name in samples], "sign-up into an empty database")
 
 # 4. signup list of a million accounts vs sqlite3 -csv printing the same columns.
-list_rounds = max(5, ROUNDS // 4)
+list_rounds = max(11, ROUNDS // 2)  # a second a run: fewer rounds than the rest, but enough for a median on a shared machine
 runners = {"signup list": lambda i: checked(spawn([SIGNUP, "list", "--db", MILLION], first_line_after=1), {0}, "signup list")}
 if SQLITE3:
     runners["sqlite3 -csv, same columns"] = lambda i: checked(spawn(
