@@ -18,9 +18,10 @@ public protocol AccountBackend: AnyObject {
     /// What a password for this email is checked against: its account's stored hash or, when
     /// no account has the email's key, another account's hash to spend the same time on.
     ///
-    /// The other account is the one whose key follows this one (the first when none does): so an
-    /// unknown email costs what a real account costs, whatever Argon2 costs that database's hashes
-    /// were made with, and the same email always gets the same one.
+    /// The other account is picked by a keyed pseudo-random function of the email's key
+    /// (`Decoy`): an unknown email costs what some real account costs, whatever Argon2 costs
+    /// that database's hashes were made with, the same one every time for the same email, and
+    /// which one says nothing about the keys that exist.
     func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget
     /// Hands each account to `body` in id order without holding them all; `body` returns false to stop.
     func streamAccounts(_ body: (Account) -> Bool) throws(StoreError)

@@ -223,30 +223,35 @@ public final class AccountStore: Sendable {
     public func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget {
         let key = Self.key(forEmail: email)
         return try access { try queue.read { db in
-            guard hasOldKeys else {
-                // The account with this key, else the next key's, else the first: one indexed lookup.
-                let row = try Row.fetchOne(db, sql: """
-                    SELECT email_key = ?1 AS found, \(SafeColumn.hash) AS hash FROM account
-                    WHERE email_key >= ?1 ORDER BY email_key LIMIT 1
-                    """, arguments: [key])
-                    ?? Row.fetchOne(db, sql: "SELECT 0 AS found, \(SafeColumn.hash) AS hash FROM account ORDER BY email_key LIMIT 1")
-                guard let row else { return .noAccount(decoy: nil) }
-                let hash: String = row["hash"]
-                return row["found"] == true ? .account(hash: hash) : .noAccount(decoy: hash)
-            }
-            // The keys on disk are v1's: compare today's key of every email (a reader does not migrate).
-            // The whole table is read either way, so the time does not tell a known email from an unknown one.
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT \(SafeColumn.text("email")) AS email, \(SafeColumn.hash) AS password_hash FROM account
-                """)
             var found: String?
-            var decoy: String?
-            while let row = try rows.next() {
-                if decoy == nil { decoy = row["password_hash"] }
-                if found == nil, Self.key(forEmail: row["email"]) == key { found = row["password_hash"] }
+            if hasOldKeys {
+                // The keys on disk are v1's: compare today's key of every email (a reader does not migrate).
+                // The whole table is read either way, so the time does not tell a known email from an unknown one.
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT \(SafeColumn.text("email")) AS email, \(SafeColumn.hash) AS password_hash FROM account
+                    """)
+                while let row = try rows.next() {
+                    if found == nil, Self.key(forEmail: row["email"]) == key { found = row["password_hash"] }
+                }
+            } else {
+                found = try String.fetchOne(db, sql: "SELECT \(SafeColumn.hash) FROM account WHERE email_key = ?", arguments: [key])
             }
+            // Looked up for a known email too: both take the same queries and the same keyed hash.
+            let decoy = try Self.decoy(db, forKey: key)
             return found.map { .account(hash: $0) } ?? .noAccount(decoy: decoy)
         } }
+    }
+
+    /// The stored hash of the account ``Decoy`` picks for this key, or nil in an empty table.
+    private static func decoy(_ db: Database, forKey key: String) throws -> String? {
+        guard let bounds = try Row.fetchOne(db, sql: """
+                SELECT min(id) AS low, max(id) AS high,
+                       (SELECT \(SafeColumn.hash) FROM account ORDER BY id LIMIT 1) AS secret FROM account
+                """),
+              let low = bounds["low"] as Int64?, let high = bounds["high"] as Int64?, let secret = bounds["secret"] as String?
+        else { return nil }
+        let id = Decoy.id(forKey: key, secret: secret, low: low, high: high)
+        return try String.fetchOne(db, sql: "SELECT \(SafeColumn.hash) FROM account WHERE id >= ? ORDER BY id LIMIT 1", arguments: [id])
     }
 
     // MARK: - Helpers

@@ -105,16 +105,20 @@ public final class PostgresStore: AccountBackend {
 
     /// What a password for this email is checked against (``AccountBackend/verificationTarget(forEmail:)``).
     public func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget {
-        try run { () throws(PGFailure) in
-            // The account with this key, else the next key's, else the first: one indexed lookup.
-            var row = try connection.execute("""
-                SELECT email_key = $1, password_hash FROM account WHERE email_key >= $1 ORDER BY email_key LIMIT 1
-                """, [AccountStore.key(forEmail: email)]).first
-            if row == nil {
-                row = try connection.execute("SELECT false, password_hash FROM account ORDER BY email_key LIMIT 1", []).first
+        let key = AccountStore.key(forEmail: email)
+        return try run { () throws(PGFailure) in
+            let found = try connection.execute("SELECT password_hash FROM account WHERE email_key = $1", [key]).first?[0] ?? nil
+            // Looked up for a known email too: both take the same queries and the same keyed hash.
+            var decoy: String?
+            let bounds = try connection.execute("""
+                SELECT min(id)::text, max(id)::text, (SELECT password_hash FROM account ORDER BY id LIMIT 1) FROM account
+                """, []).first
+            if let bounds, let low = bounds[0].flatMap({ Int64($0) }), let high = bounds[1].flatMap({ Int64($0) }), let secret = bounds[2] {
+                let id = Decoy.id(forKey: key, secret: secret, low: low, high: high)
+                decoy = try connection.execute(
+                    "SELECT password_hash FROM account WHERE id >= $1::bigint ORDER BY id LIMIT 1", [String(id)]).first?[0] ?? nil
             }
-            guard let row, let hash = row[1] else { return .noAccount(decoy: nil) }
-            return row[0] == "t" ? .account(hash: hash) : .noAccount(decoy: hash)
+            return found.map { .account(hash: $0) } ?? .noAccount(decoy: decoy)
         }
     }
 
