@@ -117,10 +117,15 @@ final class PGConnection {
     }
 
     /// Every result of what was sent, as `PQexec` would give it: the last one's rows, or the first error.
+    ///
+    /// One deadline for the whole answer, not one per result: a server that sends a result a
+    /// second and never says it is done (never `ReadyForQuery`) is given up on too (fifth
+    /// outside review).
     private func collectRows() throws(PGFailure) -> [[String?]] {
         var rows: [[String?]] = []
         var failure: PGFailure?
-        while let result = try nextResult() {
+        let deadline = Self.answerDeadlineFromNow()
+        while let result = try nextResult(before: deadline) {
             defer { PQclear(result) }
             switch PQresultStatus(result) {
             case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
@@ -134,13 +139,17 @@ final class PGConnection {
         return rows
     }
 
-    /// `PQgetResult`, waiting in poll(2) at most ``answerDeadline`` for the server's whole answer.
+    /// The monotonic time ``answerDeadline`` from now, in milliseconds.
+    private static func answerDeadlineFromNow() -> Int64 {
+        monotonicMilliseconds() + Int64(answerDeadline)
+    }
+
+    /// `PQgetResult`, waiting in poll(2) until `deadline` (monotonic milliseconds) for it.
     ///
-    /// The deadline is on the monotonic clock from the moment the answer is awaited: a server
-    /// that trickles a byte now and then (a notice a second, a message sent byte by byte) is
-    /// given up on as one that is silent is, not waited for without end.
-    private func nextResult() throws(PGFailure) -> OpaquePointer? {
-        let deadline = Self.monotonicMilliseconds() + Int64(Self.answerDeadline)
+    /// The deadline is on the clock, not a count of silent seconds: a server that trickles a
+    /// byte now and then (a notice a second, a message sent byte by byte) is given up on as one
+    /// that is silent is, not waited for without end.
+    private func nextResult(before deadline: Int64) throws(PGFailure) -> OpaquePointer? {
         while PQisBusy(connection) == 1 {
             let socket = PQsocket(connection)
             guard socket >= 0 else { throw connectionFailure() }
@@ -173,7 +182,8 @@ final class PGConnection {
         guard PQsetSingleRowMode(connection) == 1 else { throw connectionFailure() }
         var failure: PGFailure?
         var wanted = true
-        while let result = try nextResult() {
+        // A deadline per row: each row is progress (a million rows may take longer than one deadline).
+        while let result = try nextResult(before: Self.answerDeadlineFromNow()) {
             defer { PQclear(result) }
             switch PQresultStatus(result) {
             case PGRES_SINGLE_TUPLE where wanted:

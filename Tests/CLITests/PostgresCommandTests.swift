@@ -324,10 +324,11 @@ final class Collected: @unchecked Sendable {
 }
 
 /// A server that never finishes an answer but is never silent either: it completes the login,
-/// then answers the first query with a notice every half second, forever. No real server is
-/// needed, only libpq.
+/// then answers the first query with a notice every half second, or with a result ("SELECT 0")
+/// every half second and never the end of the answer, forever. No real server is needed, only libpq.
 @Suite struct PostgresTricklingServerTests {
-    static let server = #"""
+    static func server(sending message: String) -> String {
+        #"""
         import socket, struct, time
         s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print(s.getsockname()[1], flush=True)
         def msg(kind, body): return kind + struct.pack("!i", len(body) + 4) + body
@@ -337,13 +338,18 @@ final class Collected: @unchecked Sendable {
                   + msg(b"S", b"client_encoding\x00UTF8\x00") + msg(b"K", struct.pack("!ii", 1, 2)) + msg(b"Z", b"I"))
         c.recv(65536)
         while True:
-            c.sendall(msg(b"N", b"SNOTICE\x00C00000\x00Mstill working\x00\x00")); time.sleep(0.5)
+            c.sendall(
+        """# + message + #"""
+        ); time.sleep(0.5)
         """#
+    }
 
-    /// The deadline is on the clock, not a count of silent seconds: this run hung until killed before.
-    @Test func aServerThatTricklesForeverIsGivenUpOnAtTheDeadline() {
+    /// The deadline is on the clock, for the whole answer: each of these runs hung until killed before
+    /// (the notices with a count of silent seconds, the results with a deadline per result).
+    @Test(arguments: [#"msg(b"N", b"SNOTICE\x00C00000\x00Mstill working\x00\x00")"#, #"msg(b"C", b"SELECT 0\x00")"#])
+    func aServerThatTricklesForeverIsGivenUpOnAtTheDeadline(message: String) {
         let box = Sandbox()
-        let server = Background(["python3", "-c", Self.server])
+        let server = Background(["python3", "-c", Self.server(sending: message)])
         let run = box.run(["--db", "host=127.0.0.1 port=\(server.firstLine()) dbname=x user=u sslmode=disable"],
                           input: signUp("alice@example.com"), via: #"exec timeout 150 "$0" "$@""#)
         #expect(run.status == 74, "timeout(1) says 124 when signup hangs")
