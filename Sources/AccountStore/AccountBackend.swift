@@ -25,6 +25,10 @@ public protocol AccountBackend: AnyObject {
     func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget
     /// Hands each account to `body` in id order without holding them all; `body` returns false to stop.
     func streamAccounts(_ body: (Account) -> Bool) throws(StoreError)
+    /// Does what ``create(email:passwordHash:at:whenLocked:)`` does up to its commit, then rolls
+    /// back: throws what `create` would throw (a taken email, a read-only or append-only file, a
+    /// role that may not insert, a row-level security policy, …) and stores nothing.
+    func rehearseCreate(email: String, passwordHash: PasswordHash) throws(StoreError)
 }
 
 /// What a password is checked against (``AccountBackend/verificationTarget(forEmail:)``).
@@ -70,21 +74,26 @@ extension StoreLocation {
         if case .sqlite(let path) = self { _ = try FileSystem.resolve(path, creatingFolders: false, beforeWriting: true) }
     }
 
-    /// What `create` would throw for this email, short of storing anything: a dry run's write.
+    /// What `create` would throw for this account, short of storing it: a dry run's write.
     ///
-    /// Throws ``StoreError/emailTaken`` for an existing account, and `unavailable` where the
-    /// write would be refused: a database file or folder that cannot be written (read-only
-    /// medium, immutable file, no permission), a PostgreSQL server or database that is
-    /// read-only or a role that may not insert (or create the table). Creates and changes
-    /// nothing, not even a PostgreSQL sequence.
-    public func rehearseCreate(email: String) throws(StoreError) {
+    /// An existing store runs the insert in a transaction it rolls back (``AccountBackend/rehearseCreate(email:passwordHash:)``),
+    /// so whatever would refuse the real write refuses this one. Where there is no store yet, the
+    /// folder a new database would be made in must be writable by this process, or (PostgreSQL)
+    /// the server and database writable and the role allowed to create the table. Creates no
+    /// file or table; on PostgreSQL the rolled-back insert may use up an id, as a refused
+    /// sign-up does.
+    public func rehearseCreate(email: String, passwordHash: PasswordHash) throws(StoreError) {
+        if let store = try openExisting() {
+            if try store.isTaken(email: email) { throw .emailTaken }
+            try store.rehearseCreate(email: email, passwordHash: passwordHash)
+            return
+        }
         switch self {
         case .sqlite(let path):
             try FileSystem.checkWritable(FileSystem.resolve(path, creatingFolders: false, beforeWriting: true), path: path)
         case .postgres(let location):
             try PostgresStore.checkWritable(location)
         }
-        if try openExisting()?.isTaken(email: email) == true { throw .emailTaken }
     }
 
     /// Opens an existing store for reading, or returns nil when there is none yet. Creates nothing.

@@ -170,6 +170,23 @@ public final class AccountStore: Sendable {
         return Account(id: id, email: email, createdAt: createdAt)
     }
 
+    /// The insert of ``create(email:passwordHash:at:whenLocked:)`` in an immediate transaction
+    /// that is rolled back (``AccountBackend/rehearseCreate(email:passwordHash:)``). It runs on a
+    /// reader too: only the real write is refused there by the reader flag, not by SQLite.
+    public func rehearseCreate(email: String, passwordHash: PasswordHash) throws(StoreError) {
+        let key = Self.key(forEmail: email)
+        let email = Self.normalized(email)
+        let createdAt = Self.timestamp(Date())
+        try access { try queue.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {
+                try db.execute(
+                    sql: "INSERT INTO account (email, email_key, password_hash, created_at) VALUES (?, ?, ?, ?)",
+                    arguments: [email, key, passwordHash.phc, createdAt])
+                return .rollback
+            }
+        } }
+    }
+
     /// Whether an account with this email key already exists.
     public func isTaken(email: String) throws(StoreError) -> Bool {
         try passwordHash(forEmail: email) != nil

@@ -334,21 +334,15 @@ enum FileSystem {
         Array(UnsafeBufferPointer(start: UnsafeRawPointer(string).assumingMemoryBound(to: UInt8.self), count: strlen(string)))
     }
 
-    /// Refuses, without writing, a resolved database a writer could not write: the file (when it
-    /// exists) and the folder SQLite makes its `-wal` and `-shm` in, or for a missing file the
-    /// nearest existing folder it would be made in. `access(2)`: a read-only mount and an
-    /// immutable file stop root too.
+    /// Refuses, without writing, a database that does not exist yet (or is an empty file, which a
+    /// writer sets to 0600 and fills) where a writer could not make it: the folder it would be
+    /// made in, or the nearest existing folder above it, must be writable by this process
+    /// (`faccessat` with the effective ids; a read-only mount and an immutable folder stop root too).
     static func checkWritable(_ resolved: Resolved, path: DatabasePath) throws(StoreError) {
         var folder = parent(of: resolved.canonical)
-        if resolved.entry != .missing {
-            guard accessBytes(resolved.canonical, W_OK) == 0 else {
-                let code = errno
-                throw .unavailable(reason: code == EROFS || code == EPERM
-                    ? "the database \(path) is read-only" : "the database \(path) cannot be written: \(describe(code))")
-            }
-        } else {
-            var info = stat()
-            while folder != [UInt8(ascii: "/")] && lstatBytes(folder, &info) != 0 { folder = parent(of: folder) }
+        var info = stat()
+        while resolved.entry == .missing && folder != [UInt8(ascii: "/")] && lstatBytes(folder, &info) != 0 {
+            folder = parent(of: folder)
         }
         guard accessBytes(folder, W_OK | X_OK) == 0 else {
             let code = errno
@@ -357,7 +351,7 @@ enum FileSystem {
     }
 
     private static func accessBytes(_ entry: [UInt8], _ mode: Int32) -> Int32 {
-        retryingInterrupts { entry.withCString { Glibc.access($0, mode) } }
+        retryingInterrupts { entry.withCString { faccessat(AT_FDCWD, $0, mode, AT_EACCESS) } }
     }
 
     static func describe(_ code: Int32) -> String {

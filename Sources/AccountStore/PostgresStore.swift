@@ -35,9 +35,9 @@ public final class PostgresStore: AccountBackend {
         return try store.appliedMigrations().contains("v1-accounts") ? store : nil
     }
 
-    /// Refuses, without writing, a database where `create` could not write: a server in
-    /// recovery or a read-only database or session, or a role that may not insert into the
-    /// account table (or, before the first account, create it).
+    /// Refuses, without writing, a database with no account table yet where `create` could not
+    /// make one: a server in recovery, a read-only database or session, or a role that may not
+    /// create in its schema. (With a table, ``rehearseCreate(email:passwordHash:)`` inserts and rolls back.)
     static func checkWritable(_ location: PostgresLocation) throws(StoreError) {
         let connection = try connect(location)
         let row: [String?]?
@@ -94,6 +94,24 @@ public final class PostgresStore: AccountBackend {
             return try resolveLostCommit(email: email, key: key, passwordHash: passwordHash, session: session, lost: error)
         }
         return Account(id: id, email: email, createdAt: createdAt)
+    }
+
+    /// The insert of ``create(email:passwordHash:at:whenLocked:)`` in a transaction that is rolled
+    /// back (``AccountBackend/rehearseCreate(email:passwordHash:)``): privileges, column grants,
+    /// row-level security, triggers and a read-only server answer as they would for the real one.
+    public func rehearseCreate(email: String, passwordHash: PasswordHash) throws(StoreError) {
+        let email = AccountStore.normalized(email)
+        do {
+            try connection.execute("BEGIN")
+            try connection.execute(
+                "INSERT INTO account (email, email_key, password_hash, created_at) VALUES ($1, $2, $3, $4)",
+                [email, AccountStore.key(forEmail: email), passwordHash.phc, AccountStore.timestamp(Date())])
+            try connection.execute("ROLLBACK")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            if error.isUniqueViolation { throw .emailTaken }
+            throw storeError(error)
+        }
     }
 
     /// Whether an account with this email exists.

@@ -196,7 +196,7 @@ struct CreateRun {
             let hash = try PasswordHasher.hash(submission.password)
             if dryRun {
                 // Everything but the write: a taken email, and a store that would refuse the write, say so.
-                try location.rehearseCreate(email: submission.email)
+                try location.rehearseCreate(email: submission.email, passwordHash: hash)
                 return .succeeded(submission.created(id: 0))
             }
             // A write that takes longer than a moment is waiting for another writer's lock: say so.

@@ -128,6 +128,21 @@ import Testing
         #expect(dryRunNew.status == 74 && dryRunNew.stderr.contains("cannot write in the folder"), "\(dryRunNew.stderr)")
         #expect(listed.map { $0["email"] as? String } == ["alice@example.com"])
         #expect(verified == 0)
+        // An append-only database file: the real run cannot write it, and the dry run says so
+        // (access(2) said it could be written: the dry run said 0).
+        let appendOnly = Process()
+        appendOnly.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+        appendOnly.arguments = ["+a", box.db]
+        try appendOnly.run()
+        appendOnly.waitUntilExit()
+        let realAppend = box.run(["--db", box.db], input: lines("carol@example.com\n\(goodPassword)\n\(goodPassword)\n"))
+        let dryAppend = box.run(["--db", box.db, "--dry-run"], input: lines("carol@example.com\n\(goodPassword)\n\(goodPassword)\n"))
+        let undoAppend = Process()
+        undoAppend.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+        undoAppend.arguments = ["-a", box.db]
+        try undoAppend.run()
+        undoAppend.waitUntilExit()
+        #expect(realAppend.status == 74 && dryAppend.status == 74, "real \(realAppend.status), dry run \(dryAppend.status): \(dryAppend.stderr)")
         #expect(box.accounts().map { $0["email"] as? String } == ["alice@example.com"])
     }
 }
