@@ -5,6 +5,8 @@ import Glibc
 enum IO {
     /// Why the last write to standard output failed, if one did: the result is then lost.
     nonisolated(unsafe) private(set) static var outputFailure: String?
+    /// The errno of that failure (`EPIPE` for a reader that went away).
+    nonisolated(unsafe) private(set) static var outputFailureCode: Int32?
 
     /// Writes all of `text` to `fd`; a closed pipe is a failed write, not a killed process
     /// (SIGPIPE is ignored at start). A failure on standard output is kept in `outputFailure`.
@@ -17,7 +19,7 @@ enum IO {
             }
             if written < 0 {
                 if errno == EINTR { continue }
-                if fd == 1 { outputFailure = lastErrorText() }
+                if fd == 1 { outputFailureCode = errno; outputFailure = lastErrorText() }
                 return
             }
             offset += written
@@ -121,6 +123,14 @@ enum IO {
     /// Whether `fd` is open.
     static func isOpen(_ fd: Int32) -> Bool {
         fcntl(fd, F_GETFD) != -1
+    }
+
+    /// Ends the process as SIGPIPE would (141 in a shell, no message) when `code` says standard
+    /// output's reader went away, as Unix filters do; returns for any other failure.
+    static func endIfReaderWentAway(_ code: Int32?) {
+        guard code == EPIPE else { return }
+        signal(SIGPIPE, SIG_DFL)
+        raise(SIGPIPE)
     }
 
     /// Ignores SIGPIPE so that a closed output pipe is a failed write, not a killed process.

@@ -10,7 +10,15 @@ import SignupCore
 /// row), CREATED is always 20 characters, and EMAIL comes last, unpadded. `--json` is
 /// one array with one account a line, so `head` and line tools work on it too.
 struct ListCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the accounts (never their password hashes).")
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the accounts (never their password hashes).",
+        discussion: """
+            Exit codes: 0 listed (also when there is no account), 64 usage, 74 storage failure or \
+            standard output failed; a reader that goes away (a closed pipe) ends it as SIGPIPE \
+            does (141 in a shell).
+            """
+    )
 
     @Option(help: About.databaseHelp, completion: .file())
     var db: String?
@@ -153,10 +161,7 @@ private struct StandardOutput {
 
     func finish() throws {
         guard let failure else { return }
-        if failure == EPIPE {
-            signal(SIGPIPE, SIG_DFL)
-            raise(SIGPIPE)
-        }
+        IO.endIfReaderWentAway(failure)
         IO.write("error: cannot write the list to standard output: \(String(cString: strerror(failure)))\n", to: 2)
         throw ExitCode(ExitStatus.storage)
     }

@@ -11,13 +11,16 @@ struct Signup: ParsableCommand {
             Answers come from a person at a terminal, or from a script on standard input \
             (one line each: email, password, confirmation). Passwords are never taken on the \
             command line: use --password-file, --password-fd or SIGNUP_PASSWORD.
-            Exit codes: 0 created, 1 declined, 64 usage, 65 invalid or taken, 66 input ended early, \
-            74 storage failure, 130 cancelled.
+            Exit codes: 0 created (or would be, with --dry-run), 1 declined, 64 usage, 65 invalid \
+            or taken, 66 input ended early or no terminal could be used, 74 storage failure or \
+            standard output failed, 130 cancelled.
             Environment: SIGNUP_DB is the database when --db is not given; SIGNUP_PASSWORD answers \
             both password fields (read once at start and removed: prefer --password-file or \
             --password-fd); XDG_DATA_HOME places the default database; NO_COLOR, or TERM dumb, unset \
-            or unknown, means no colour and no escape sequences; libpq's PG variables (PGHOST, \
-            PGUSER, PGPASSFILE, PGSERVICE...) apply to a PostgreSQL database.
+            or unknown, means no colour and no escape sequences; LC_ALL, LC_CTYPE and LANG choose \
+            UTF-8 or ASCII output; HOME places ~/.local/share; COLUMNS is used when the terminal \
+            does not say its width; libpq's PG variables (PGHOST, PGUSER, PGPASSFILE, \
+            PGSERVICE...) apply to a PostgreSQL database.
             Files: $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite, \
             the default database (with its -wal and -shm files beside it); ~/.pgpass, libpq's passwords.
             """,
@@ -105,6 +108,9 @@ struct Signup: ParsableCommand {
     /// Writes `text` to standard output and exits 0, or 74 when it does not arrive.
     static func exitShowing(_ text: String) -> Never {
         IO.write(text, to: 1)
+        // A reader that went away (`signup --help | head -1`) ends it quietly, as SIGPIPE would,
+        // the way `signup list` does: 141 in a shell.
+        IO.endIfReaderWentAway(IO.outputFailureCode)
         if let failure = IO.outputFailure {
             IO.write("error: cannot write to standard output: \(failure)\n", to: 2)
             Self.exit(withError: ExitCode(ExitStatus.unwritable))

@@ -23,7 +23,9 @@ import Testing
         #expect(run.stdout.contains("USAGE: signup [create] "))
         #expect(run.stdout.contains("list") && run.stdout.contains("verify"))
         let flat = run.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        #expect(flat.contains("Exit codes: 0 created, 1 declined, 64 usage, 65 invalid or taken, 66 input ended early, 74 storage failure, 130 cancelled."))
+        #expect(flat.contains("Exit codes: 0 created (or would be, with --dry-run), 1 declined, 64 usage, 65 invalid or taken, "
+            + "66 input ended early or no terminal could be used, 74 storage failure or standard output failed, 130 cancelled."))
+        #expect(flat.contains("Environment: SIGNUP_DB is the database when --db is not given;"))
         // --db names the whole fallback order of SPEC 8.
         #expect(flat.contains("$SIGNUP_DB, else $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite"))
     }
@@ -38,6 +40,9 @@ import Testing
         #expect(full.stderr.contains("cannot write to standard output: No space left on device"), "\(full.stderr)")
         let closed = box.run(arguments, via: #"exec "$0" "$@" >&-"#)
         #expect(closed.status == 74)
+        // A reader that went away is not an error: it ends quietly as SIGPIPE would, as `list` does.
+        let piped = box.run(arguments, via: #"( sleep 0.5; "$0" "$@"; echo "status $?" >&2 ) | true"#)  // true has gone
+        #expect(piped.stderr == "status 141\n", "\(piped.stderr)")
         #expect(box.run(arguments).status == 0)
     }
 
