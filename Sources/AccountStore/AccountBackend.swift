@@ -18,10 +18,13 @@ public protocol AccountBackend: AnyObject {
     /// What a password for this email is checked against: its account's stored hash or, when
     /// no account has the email's key, another account's hash to spend the same time on.
     ///
-    /// The other account is picked by a keyed pseudo-random function of the email's key
-    /// (`Decoy`): an unknown email costs what some real account costs, whatever Argon2 costs
-    /// that database's hashes were made with, the same one every time for the same email, and
-    /// which one says nothing about the keys that exist.
+    /// The other account is the newest one, for every unknown email: an unknown email costs what
+    /// the database's current accounts cost, whatever Argon2 costs they were made with, and the
+    /// time of an unknown email depends on no email and on no key. (Two earlier choices leaked:
+    /// the next key's account let timing bisect the keys, and an account picked by a keyed
+    /// function of the email changed with every new account, where a known email's time does
+    /// not; outside reviews five and six.) Accounts whose costs differ from the newest one's
+    /// still take their own time.
     func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget
     /// Hands each account to `body` in id order without holding them all; `body` returns false to stop.
     func streamAccounts(_ body: (Account) -> Bool) throws(StoreError)
@@ -32,10 +35,10 @@ public protocol AccountBackend: AnyObject {
 }
 
 /// What a password is checked against (``AccountBackend/verificationTarget(forEmail:)``).
-public enum VerificationTarget: Sendable, Equatable {
+public enum VerificationTarget: Sendable, Hashable {
     /// The stored PHC hash of the account with this email.
     case account(hash: String)
-    /// No account has this email. `decoy` is another account's stored hash, checked only to take
+    /// No account has this email. `decoy` is the newest account's stored hash, checked only to take
     /// the time a real account takes (``PasswordHasher/check(_:against:)-(_,VerificationTarget)``
     /// then answers "does not match"); nil when the store holds no account.
     case noAccount(decoy: String?)

@@ -253,22 +253,15 @@ public final class AccountStore: Sendable {
             } else {
                 found = try String.fetchOne(db, sql: "SELECT \(SafeColumn.hash) FROM account WHERE email_key = ?", arguments: [key])
             }
-            // Looked up for a known email too: both take the same queries and the same keyed hash.
-            let decoy = try Self.decoy(db, forKey: key)
+            // Looked up for a known email too: both take the same queries.
+            let decoy = try Self.decoy(db)
             return found.map { .account(hash: $0) } ?? .noAccount(decoy: decoy)
         } }
     }
 
-    /// The stored hash of the account ``Decoy`` picks for this key, or nil in an empty table.
-    private static func decoy(_ db: Database, forKey key: String) throws -> String? {
-        guard let bounds = try Row.fetchOne(db, sql: """
-                SELECT min(id) AS low, max(id) AS high,
-                       (SELECT \(SafeColumn.hash) FROM account ORDER BY id LIMIT 1) AS secret FROM account
-                """),
-              let low = bounds["low"] as Int64?, let high = bounds["high"] as Int64?, let secret = bounds["secret"] as String?
-        else { return nil }
-        let id = Decoy.id(forKey: key, secret: secret, low: low, high: high)
-        return try String.fetchOne(db, sql: "SELECT \(SafeColumn.hash) FROM account WHERE id >= ? ORDER BY id LIMIT 1", arguments: [id])
+    /// The newest account's stored hash (``AccountBackend/verificationTarget(forEmail:)``), or nil in an empty table.
+    private static func decoy(_ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT \(SafeColumn.hash) FROM account ORDER BY id DESC LIMIT 1")
     }
 
     // MARK: - Helpers

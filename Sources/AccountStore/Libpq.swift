@@ -173,7 +173,8 @@ final class PGConnection {
     }
 
     /// Runs one query in single-row mode: `row` sees each row as it arrives, so memory does
-    /// not grow with the number of rows. `row` returns false to stop; the query is then cancelled.
+    /// not grow with the number of rows. `row` returns false to stop; the query is then cancelled
+    /// (the connection ended instead when the server does not take the request in time).
     func stream(_ sql: String, _ parameters: [String?], row: ([String?]) -> Bool) throws(PGFailure) {
         let sent = withParameters(parameters) { values in
             PQsendQueryParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
@@ -188,7 +189,13 @@ final class PGConnection {
             switch PQresultStatus(result) {
             case PGRES_SINGLE_TUPLE where wanted:
                 wanted = row(Self.values(result, row: 0))
-                if !wanted { cancel() }
+                if !wanted && !cancel() {
+                    // The server did not take the cancel request in time (its postmaster frozen):
+                    // end this connection instead; the server ends the query when its client goes,
+                    // and later calls on this connection fail as a lost connection.
+                    shutdown(PQsocket(connection), Int32(SHUT_RDWR))
+                    return
+                }
             case PGRES_SINGLE_TUPLE, PGRES_TUPLES_OK, PGRES_COMMAND_OK:
                 break
             default:
@@ -200,11 +207,29 @@ final class PGConnection {
         if PQstatus(connection) != CONNECTION_OK { throw connectionFailure() }
     }
 
-    private func cancel() {
-        guard let handle = PQgetCancel(connection) else { return }
-        var buffer = [CChar](repeating: 0, count: 256)
-        _ = PQcancel(handle, &buffer, Int32(buffer.count))
-        PQfreeCancel(handle)
+    /// How long a cancel request may take before the connection is ended instead.
+    static let cancelDeadline: TimeInterval = 10
+
+    /// Asks the server to cancel the running query; false when it did not answer within
+    /// ``cancelDeadline``. `PQcancel` opens a second connection to the server and waits for it
+    /// with no time limit of its own (a frozen postmaster held `signup list | head` for ever:
+    /// sixth outside review), so it runs on a thread of its own that is left to finish alone.
+    private func cancel() -> Bool {
+        guard let handle = PQgetCancel(connection) else { return false }
+        let request = CancelRequest(handle: handle)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(request.handle, &buffer, Int32(buffer.count))
+            PQfreeCancel(request.handle)
+            done.signal()
+        }
+        return done.wait(timeout: .now() + Self.cancelDeadline) == .success
+    }
+
+    /// A cancel handle handed to the thread that sends it (libpq's `PGcancel` may be used from any thread).
+    private struct CancelRequest: @unchecked Sendable {
+        let handle: OpaquePointer
     }
 
     private func withParameters<T>(_ parameters: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {

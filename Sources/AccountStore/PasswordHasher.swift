@@ -114,7 +114,7 @@ extension PasswordHasher {
     ///
     /// Exactly one Argon2 verification runs whatever the answer (a known email, an
     /// unknown one, a hash in another format), so the time does not tell them apart. For an
-    /// unknown email it runs against the decoy, another account's real hash, with that hash's
+    /// unknown email it runs against the decoy, the newest account's real hash, with that hash's
     /// costs (the fixed dummy when there is none or it is unusable), and the answer is always
     /// "does not match", whatever the decoy says.
     /// A stored hash is read by ``PasswordHash/init(parsing:)``: what a store accepts is what this can check.

@@ -261,6 +261,15 @@ struct PostgresCommandTests {
         fails(["--db", db.socket], "row-level security", "row-level security")
         fails(["--db", db.socket, "--dry-run"], "row-level security", "row-level security, dry run")
         db.psql("ALTER TABLE account NO FORCE ROW LEVEL SECURITY; ALTER TABLE account DISABLE ROW LEVEL SECURITY")
+        // A deferred constraint trigger runs at COMMIT: the dry run runs it before its rollback
+        // (it said 0 before: sixth outside review).
+        db.psql("""
+            CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'quota of accounts reached'; END $$;
+            CREATE CONSTRAINT TRIGGER quota AFTER INSERT ON account DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse();
+            """)
+        fails(["--db", db.socket], "quota of accounts reached", "deferred trigger")
+        fails(["--db", db.socket, "--dry-run"], "quota of accounts reached", "deferred trigger, dry run")
+        db.psql("DROP TRIGGER quota ON account; DROP FUNCTION refuse()")
         #expect(box.run(["--db", db.socket, "--dry-run"], input: signUp("second@example.com")).status == 0)
         #expect(db.psql("SELECT count(*) FROM account") == ["1"], "a dry run stores nothing")
 
