@@ -150,6 +150,21 @@ public final class AccountStore: Sendable {
         guard !isReadOnly else {
             throw .unavailable(reason: "the database \(path) is read-only (opened for reading)")
         }
+        return try insert(email: email, passwordHash: passwordHash, at: date, whenLocked: whenLocked, completion: .commit)
+    }
+
+    /// The insert of ``create(email:passwordHash:at:whenLocked:)`` in an immediate transaction
+    /// that is rolled back (``AccountBackend/rehearseCreate(email:passwordHash:)``). It runs on a
+    /// reader too: only the real write is refused there by the reader flag, not by SQLite.
+    public func rehearseCreate(email: String, passwordHash: PasswordHash) throws(StoreError) {
+        _ = try insert(email: email, passwordHash: passwordHash, at: Date(), whenLocked: {}, completion: .rollback)
+    }
+
+    /// One insert in an immediate transaction, ended by `completion`: the real one and its rehearsal.
+    private func insert(
+        email: String, passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void,
+        completion: Database.TransactionCompletion
+    ) throws(StoreError) -> Account {
         let key = Self.key(forEmail: email)
         let email = Self.normalized(email)
         let createdAt = Self.timestamp(date)
@@ -163,28 +178,11 @@ public final class AccountStore: Sendable {
                     sql: "INSERT INTO account (email, email_key, password_hash, created_at) VALUES (?, ?, ?, ?)",
                     arguments: [email, key, passwordHash.phc, createdAt])
                 id = db.lastInsertedRowID
-                return .commit
+                return completion
             }
             return id
         } }
         return Account(id: id, email: email, createdAt: createdAt)
-    }
-
-    /// The insert of ``create(email:passwordHash:at:whenLocked:)`` in an immediate transaction
-    /// that is rolled back (``AccountBackend/rehearseCreate(email:passwordHash:)``). It runs on a
-    /// reader too: only the real write is refused there by the reader flag, not by SQLite.
-    public func rehearseCreate(email: String, passwordHash: PasswordHash) throws(StoreError) {
-        let key = Self.key(forEmail: email)
-        let email = Self.normalized(email)
-        let createdAt = Self.timestamp(Date())
-        try access { try queue.writeWithoutTransaction { db in
-            try db.inTransaction(.immediate) {
-                try db.execute(
-                    sql: "INSERT INTO account (email, email_key, password_hash, created_at) VALUES (?, ?, ?, ?)",
-                    arguments: [email, key, passwordHash.phc, createdAt])
-                return .rollback
-            }
-        } }
     }
 
     /// Whether an account with this email key already exists.
