@@ -171,10 +171,12 @@ public struct Form: Sendable {
         return fields.first { !$0.validate(in: context).isEmpty }?.name
     }
 
-    /// The name of the first field, in order, that is unanswered or fails a rule: where to go next.
+    /// The name of the first field, in order, that is unanswered or shows errors: where to go next.
+    ///
+    /// A field whose errors are not visible yet (``ValidationMode/onSubmit`` before a submit) keeps
+    /// its answer: asking it again without its reasons would ask it for ever.
     public var firstFieldNeedingAnswer: String? {
-        let context = self.context
-        return fields.first { !$0.isAnswered || !$0.validate(in: context).isEmpty }?.name
+        fields.first { !$0.isAnswered || !visibleErrors(for: $0.name).isEmpty }?.name
     }
 
     /// Whether any field's value differs from its initial value.

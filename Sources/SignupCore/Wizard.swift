@@ -149,7 +149,10 @@ public struct Wizard<Success: Sendable>: Sendable {
             hinted.insert(name)
             effects.append(.hint(hint))
         }
-        if mode == .interactive && !reasonsShown && !errors.isEmpty { effects.append(.errors(errors)) }
+        // Only an answer (or a submit) has reasons to give: a field the wizard emptied itself, or
+        // one never answered, is asked without errors even when its mode shows them `.always`.
+        let hasReasons = field.isAnswered || form.submitAttempted
+        if mode == .interactive && !reasonsShown && hasReasons && !errors.isEmpty { effects.append(.errors(errors)) }
         let start = initial ?? (field.isSecret || field.isAnswered ? "" : field.initialValue)
         return effects + [ask(.field(name), initial: start)]
     }

@@ -1,0 +1,81 @@
+import SignupCore
+import Testing
+
+/// The wizard in each validation mode: when a field's errors are heard, and that it never loops
+/// or reports a value it cleared itself.
+@Suite struct WizardModeTests {
+    struct Done: Sendable, Equatable {}
+
+    static func form(username: ValidationMode = .onChange, passwords: ValidationMode = .onChange) -> Form {
+        Form(fields: [
+            Field(name: "username", label: "User name", rules: [.required(), .minLength(3)], mode: username),
+            Field(name: "password", label: "Password", rules: [.required(), .minLength(8)], mode: passwords, isSecret: true),
+            Field(name: "confirm", label: "Confirm", rules: [.required(), .equals(field: "password")], mode: passwords,
+                  isSecret: true, dependsOn: ["password"]),
+        ])
+    }
+
+    /// Runs the wizard with `answers`, stopping after 40 effects (a loop would never end).
+    func run(_ form: Form, _ answers: [String]) -> (effects: [WizardEffect<Done>], outcome: WizardOutcome<Done>?) {
+        var wizard = Wizard<Done>(form: form, mode: .interactive)
+        var answers = answers
+        var effects: [WizardEffect<Done>] = []
+        var pending = wizard.start()
+        while !pending.isEmpty, effects.count < 40 {
+            let effect = pending.removeFirst()
+            effects.append(effect)
+            switch effect {
+            case .ask: pending += wizard.handle(answers.isEmpty ? .endOfInput : .answer(answers.removeFirst()))
+            case .submit: pending += wizard.handle(.submitted(.succeeded(Done())))
+            case .finish(let outcome): return (effects, outcome)
+            default: break
+            }
+        }
+        return (effects, nil)
+    }
+
+    func prompts(_ effects: [WizardEffect<Done>]) -> [String] {
+        effects.compactMap { if case .ask(let prompt) = $0 { prompt.text } else { nil } }
+    }
+
+    func shown(_ effects: [WizardEffect<Done>]) -> [[String]] {
+        effects.compactMap { if case .errors(let errors) = $0 { errors.map(\.code) } else { nil } }
+    }
+
+    /// `.onSubmit`: a failing answer is kept without a word until the submit, then the field is
+    /// asked again with its reasons; it is never asked again silently.
+    @Test func onSubmitReportsAtTheSubmitThenAsksTheFieldWithItsReasons() {
+        let (effects, outcome) = run(Self.form(username: .onSubmit), ["bo", "Password1", "Password1", "y", "bob", "y"])
+        #expect(prompts(effects) == ["User name: ", "Password: ", "Confirm: ", "Submit? [Y/n/e] ", "User name: ", "Submit? [Y/n/e] "])
+        #expect(shown(effects) == [["username.tooShort"]])
+        // The reasons come before the prompt that asks the field again.
+        let errorsAt = effects.firstIndex { if case .errors = $0 { true } else { false } }
+        let secondAsk = effects.lastIndex { if case .ask(let p) = $0, p.text == "User name: " { true } else { false } }
+        #expect(errorsAt != nil && secondAsk != nil && errorsAt! < secondAsk!)
+        #expect(outcome == .succeeded(Done()))
+    }
+
+    /// `.always`: after a mismatched confirmation the wizard empties the password to ask it
+    /// again; it does not then report "required" for the value it emptied itself.
+    @Test func alwaysNeverReportsAValueTheWizardCleared() {
+        let (effects, outcome) = run(Self.form(passwords: .always), ["bob", "Password1", "Password2", "Password1", "Password1", "y"])
+        #expect(prompts(effects) == ["User name: ", "Password: ", "Confirm: ", "Password: ", "Confirm: ", "Submit? [Y/n/e] "])
+        #expect(shown(effects) == [["confirm.mismatch"]])
+        #expect(outcome == .succeeded(Done()))
+    }
+
+    /// `.always` at the first prompt of a new form still shows no error text.
+    @Test func alwaysShowsNothingBeforeTheFirstAnswer() {
+        let (effects, _) = run(Self.form(username: .always, passwords: .always), [])
+        #expect(shown(effects).isEmpty)
+        #expect(prompts(effects).first == "User name: ")
+    }
+
+    /// `.onChange` (the default) for comparison: errors at once, the field asked again.
+    @Test func onChangeReportsAtOnce() {
+        let (effects, outcome) = run(Self.form(), ["bo", "bob", "Password1", "Password1", "y"])
+        #expect(prompts(effects) == ["User name: ", "User name: ", "Password: ", "Confirm: ", "Submit? [Y/n/e] "])
+        #expect(shown(effects) == [["username.tooShort"]])
+        #expect(outcome == .succeeded(Done()))
+    }
+}
