@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -12,6 +12,15 @@ let package = Package(
         .library(name: "PasswordStrength", targets: ["PasswordStrength"]),
         .library(name: "AccountStore", targets: ["AccountStore"]),
     ],
+    // What a package that uses only the forms needs nothing of: the store's SQLite layer and the
+    // command line. Both are on by default (this repository builds everything); a consumer of
+    // SignupCore, WizardTerminal and PasswordStrength says `traits: []` and resolves neither
+    // GRDB nor swift-argument-parser (SwiftPM leaves out the dependencies of disabled traits).
+    traits: [
+        .trait(name: "AccountStore", description: "The AccountStore library: SQLite through GRDB, PostgreSQL, Argon2id."),
+        .trait(name: "CommandLine", description: "The signup command: swift-argument-parser.", enabledTraits: ["AccountStore"]),
+        .default(enabledTraits: ["AccountStore", "CommandLine"]),
+    ],
     dependencies: [
         // Lowest versions the code allows (README, "Library products"), so a consumer that also
         // uses these packages resolves: argument-parser 1.5.0 is the first release its changelog
@@ -20,6 +29,8 @@ let package = Package(
         // snapshots (Debian's). Only the versions in Package.resolved are built and tested.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // `swift package generate-documentation`: each library product has a DocC catalog.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // C libraries, each behind one module map and a shim header.
@@ -44,14 +55,15 @@ let package = Package(
             name: "AccountStore",
             dependencies: [
                 "SignupCore", "CArgon2", "CLibpq",
-                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["AccountStore"])),
+                .product(name: "GRDBSQLite", package: "GRDB.swift", condition: .when(traits: ["AccountStore"])),
             ]
         ),
         .executableTarget(
             name: "signup",
             dependencies: [
                 "SignupCore", "WizardTerminal", "PasswordStrength", "AccountStore", "CSystem",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLine"])),
             ]
         ),
         // Prints medians for scripts/bench; not a test, and not a product: SwiftPM still builds

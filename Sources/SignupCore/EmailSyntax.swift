@@ -1,7 +1,7 @@
 /// Checks an email address's syntax against SPEC 2's "standard" rule.
 ///
 /// The rule: at most 254 UTF-8 bytes; exactly one `@`; a local part of 1–64 bytes made of letters, digits and
-/// ``.!#$%&'*+/=?^_`{|}~-``, with no leading, trailing or double dot; a domain of two or more dot-separated labels
+/// `.!#$%&'*+/=?^_{|}~-` and the backtick, with no leading, trailing or double dot; a domain of two or more dot-separated labels
 /// of 1–63 bytes made of letters, digits and `-`, with no leading or trailing hyphen; a last label that is not all
 /// digits. No quoted local parts, comments, IP literals, whitespace or control characters.
 ///

@@ -46,7 +46,7 @@ public enum ProcessEnvironment {
     }
 }
 
-/// Runs a ``Wizard`` at a terminal or over a script's lines: shows its effects, reads the
+/// Runs a `Wizard` at a terminal or over a script's lines: shows its effects, reads the
 /// answers (line editing, masked secrets, or one line a question), hands its submits to you
 /// and returns its outcome.
 ///

@@ -17,7 +17,7 @@ identity="$(basename "$root" | tr '[:upper:]' '[:lower:]')"
 
 mkdir -p "$work/Sources/consumer" "$work/Sources/plaintext"
 cat >"$work/Package.swift" <<EOF
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -132,5 +132,55 @@ else
         fi
     done
 fi
-[ "$status" -eq 0 ] && echo "consumer: an outside package imports every library product and runs its form"
+# A consumer of the forms alone (core, runner, strength) with `traits: []`: it resolves neither
+# GRDB nor swift-argument-parser (nor their plugins), and its form runs.
+lean="$work/lean"
+mkdir -p "$lean/Sources/lean"
+cat >"$lean/Package.swift" <<EOF
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "lean",
+    dependencies: [.package(path: "$root", traits: [])],
+    targets: [
+        .executableTarget(name: "lean", dependencies: [
+            .product(name: "SignupCore", package: "$identity"),
+            .product(name: "WizardTerminal", package: "$identity"),
+            .product(name: "PasswordStrength", package: "$identity"),
+        ]),
+    ]
+)
+EOF
+cat >"$lean/Sources/lean/main.swift" <<'EOF'
+import PasswordStrength
+import SignupCore
+import WizardTerminal
+
+let form = Form(fields: [
+    Field(name: "nick", label: "Nick", rules: [.required(), .minLength(3)]),
+    Field(name: "secret", label: "Secret", rules: PasswordPolicy.standard.rules(strength: .zxcvbn), isSecret: true),
+])
+let runner = try TerminalRunner(RunnerOptions(programName: "lean"))
+var wizard = Wizard<String>(form: form, mode: runner.mode)
+let outcome = runner.run(&wizard) { form in .succeeded(form.text("nick")) }
+runner.close()
+if case .succeeded(let nick) = outcome { print("hello \(nick)") } else { print("no") }
+EOF
+lean_scratch="$scratch-lean"
+if ! lean_log="$(cd "$lean" && swift build --scratch-path "$lean_scratch" 2>&1)"; then
+    echo "$lean_log" | tail -n 30
+    echo "consumer: FAIL a package using only the forms does not build with traits: []"
+    status=1
+else
+    for heavy in GRDB.swift swift-argument-parser; do
+        if [ -e "$lean_scratch/checkouts/$heavy" ] || grep -qiF "\"identity\" : \"$heavy\"" "$lean/Package.resolved" 2>/dev/null; then
+            echo "consumer: FAIL a package using only the forms resolved $heavy"
+            status=1
+        fi
+    done
+    lean_out="$(printf 'bob\nGranite-Lantern-58\n' | "$lean_scratch/debug/lean" 2>/dev/null)"
+    [ "$lean_out" = "hello bob" ] || { echo "consumer: FAIL the forms-only package's form printed [$lean_out]"; status=1; }
+fi
+[ "$status" -eq 0 ] && echo "consumer: an outside package imports every library product and runs its form; one using only the forms resolves neither GRDB nor swift-argument-parser"
 exit "$status"
