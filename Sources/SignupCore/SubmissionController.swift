@@ -89,19 +89,26 @@ public struct SubmissionController: Sendable {
         return true
     }
 
+    /// Records the result of `attempt` as ``finish(_:with:)-(_,Result<Void,SubmissionFailure>)``
+    /// does, for a submit that returned a value (``perform(_:isolation:_:)``'s typed success).
+    @discardableResult
+    public mutating func finish<Output>(_ attempt: SubmitAttempt, with result: Result<Output, SubmissionFailure>) -> Bool {
+        finish(attempt, with: result.map { _ in () })
+    }
+
     /// Runs an `async` submit of the attempt's form on the caller's actor (the main actor of a
-    /// UI: no `@Sendable` needed). What it throws becomes the failure: a ``SubmissionFailure`` as
+    /// UI: no `@Sendable` needed) and returns what it returned (an account's id, a server's
+    /// answer), typed. What it throws becomes the failure: a ``SubmissionFailure`` as
     /// it is, a ``FieldError`` as that field's error, a cancelled task as `unavailable` "the
     /// submit was cancelled", anything else as `unavailable` with its description. Nothing is
     /// held while it runs, so the controller stays usable (and refuses a second submit) meanwhile.
-    public static func perform(
+    public static func perform<Output>(
         _ attempt: SubmitAttempt,
         isolation: isolated (any Actor)? = #isolation,
-        _ submit: (Form) async throws -> Void
-    ) async -> Result<Void, SubmissionFailure> {
+        _ submit: (Form) async throws -> Output
+    ) async -> Result<Output, SubmissionFailure> {
         do {
-            try await submit(attempt.form)
-            return .success(())
+            return .success(try await submit(attempt.form))
         } catch let failure as SubmissionFailure {
             return .failure(failure)
         } catch let error as FieldError {

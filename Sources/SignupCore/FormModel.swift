@@ -1,0 +1,193 @@
+import Observation
+
+/// A form a UI binds to: values, field states, visible errors, validity, dirtiness, the
+/// submission and focus, each observable on its own.
+///
+/// It runs the same ``Form`` a terminal runner runs: declare the fields once and hand the form
+/// to either. Every change goes through the form's rules (normalization, dependents reset,
+/// deferred errors), then each property that changed, and only those, notifies what read it:
+/// typing in one field redraws that field, not the whole form.
+///
+/// ```swift
+/// @State var model = FormModel<Int64>(form: signUpForm)
+/// TextField("Email", text: Binding(get: { model["email"].text }, set: { model["email"].text = $0 }))
+/// ForEach(model["email"].visibleErrors, id: \.code) { Text($0.message) }
+/// Button("Create") { Task { await model.submit { form in try await api.create(form) } } }
+///     .disabled(!model.isValid || model.isSubmitting)
+/// ```
+@MainActor
+@Observable
+public final class FormModel<Success: Sendable> {
+    /// One observable field of the model, in form order.
+    public let fields: [FieldModel]
+    /// Whether every field passes every rule: the submit gate.
+    public private(set) var isValid = false
+    /// Whether any field's value differs from its initial value.
+    public private(set) var isDirty = false
+    /// Where the submission is.
+    public private(set) var submission: SubmissionState = .initial
+    /// What the last successful submit returned.
+    public private(set) var success: Success?
+    /// Errors a submit put on the whole form rather than a field.
+    public private(set) var formErrors: [FieldError] = []
+    /// The name of the field that has the focus, or nil. Set it to move the focus.
+    public var focus: String?
+    /// Whether a failed submit moves ``focus`` to the first invalid field (on by default).
+    public var focusesFirstInvalidFieldAfterFailedSubmit = true
+    /// Whether leaving a changed form should be confirmed (on by default): see ``asksBeforeDiscarding``.
+    public var confirmsDiscard = true
+
+    @ObservationIgnored private var controller: SubmissionController
+
+    /// A model of `form`, with no field answered beyond what `form` already holds.
+    public init(form: Form) {
+        controller = SubmissionController(form: form)
+        fields = form.fields.map { FieldModel(name: $0.name, label: $0.label, isSecret: $0.isSecret) }
+        for field in fields { field.owner = self }
+        synchronize()
+    }
+
+    /// The field named `name`. A name the form lacks stops the program (a programming error).
+    public subscript(name: String) -> FieldModel {
+        guard let field = fields.first(where: { $0.name == name }) else {
+            preconditionFailure("no field of this form has the name given; its fields: \(fields.map(\.name).joined(separator: ", "))")
+        }
+        return field
+    }
+
+    /// The form as it is now (what a submit would send).
+    public var form: Form { controller.form }
+
+    /// Whether a submit is under way.
+    public var isSubmitting: Bool { submission == .submitting }
+
+    /// Whether leaving now should ask "Discard your changes?": only a changed form, and only when
+    /// ``confirmsDiscard`` is on.
+    public var asksBeforeDiscarding: Bool { confirmsDiscard && isDirty }
+
+    /// Answers field `name` with `text`, as a person typing it does.
+    public func answer(_ name: String, with text: String) {
+        controller.update { $0.answer(name, with: text) }
+        synchronize()
+    }
+
+    /// Answers the field of `key` with a typed value.
+    public func answer<Value: AnswerValue>(_ key: FieldKey<Value>, with value: Value) {
+        controller.update { $0.answer(key, with: value) }
+        synchronize()
+    }
+
+    /// The typed value of the field of `key`; nil when empty or not parsing.
+    public func value<Value: AnswerValue>(_ key: FieldKey<Value>) -> Value? {
+        // Read through the field so that a view reading it is told when it changes.
+        _ = self[key.name].text
+        return controller.form.value(key)
+    }
+
+    /// Puts field `name` back to its initial value, unanswered.
+    public func reset(_ name: String) {
+        controller.update { $0.reset(name) }
+        synchronize()
+    }
+
+    /// Submits through the gate and runs `body` with the form that passed it. Returns nil when
+    /// the gate refused (a field fails: its errors become visible and, if
+    /// ``focusesFirstInvalidFieldAfterFailedSubmit``, the focus moves there) or a submit is
+    /// already under way. A ``FieldError`` that `body` throws goes back on its field, a
+    /// ``SubmissionFailure`` is the failure as it is, anything else is `unavailable`.
+    @discardableResult
+    public func submit(_ body: (Form) async throws -> Success) async -> Result<Success, SubmissionFailure>? {
+        guard let attempt = controller.begin() else {
+            synchronize()
+            if case .failed = submission, focusesFirstInvalidFieldAfterFailedSubmit { focus = controller.fieldToRevisit }
+            return nil
+        }
+        synchronize()
+        let result = await SubmissionController.perform(attempt, body)
+        controller.finish(attempt, with: result)
+        if case .success(let value) = result { success = value }
+        synchronize()
+        if case .failure = result, focusesFirstInvalidFieldAfterFailedSubmit, let invalid = controller.fieldToRevisit {
+            focus = invalid
+        }
+        return result
+    }
+
+    /// Copies what changed from the controller into the observable properties, and only that.
+    private func synchronize() {
+        let form = controller.form
+        for field in fields {
+            guard let source = form[field.name] else { continue }
+            field.take(value: source.value, state: form.state(of: field.name), isAnswered: source.isAnswered, isDirty: source.isDirty)
+        }
+        if isValid != form.isValid { isValid = form.isValid }
+        if isDirty != form.isDirty { isDirty = form.isDirty }
+        if submission != controller.state { submission = controller.state }
+        if formErrors != form.formErrors { formErrors = form.formErrors }
+    }
+}
+
+/// One field of a ``FormModel``: its text, what it shows and whether it changed.
+///
+/// Its text is never shown by `description`, `dump` or `Mirror`: a secret stays secret.
+@MainActor
+@Observable
+public final class FieldModel: CustomStringConvertible, CustomReflectable {
+    /// The stable name used in codes and JSON.
+    public let name: String
+    /// The words of its prompt.
+    public let label: String
+    /// Whether its value is a secret.
+    public let isSecret: Bool
+    /// What it shows: idle before an answer, then valid or invalid (or edited, before a submit).
+    public private(set) var state: FieldState = .idle
+    /// Whether it has been answered.
+    public private(set) var isAnswered = false
+    /// Whether its value differs from its initial value.
+    public private(set) var isDirty = false
+    private var storedText = ""
+
+    @ObservationIgnored fileprivate weak var owner: AnyFormModel?
+
+    init(name: String, label: String, isSecret: Bool) {
+        self.name = name
+        self.label = label
+        self.isSecret = isSecret
+    }
+
+    /// The current answer, normalized by the field. Setting it answers the field through the
+    /// form's rules (a binding's setter).
+    public var text: String {
+        get { storedText }
+        set { owner?.answer(name, with: newValue) }
+    }
+
+    /// The errors it shows now: none before it is answered (deferred errors).
+    public var visibleErrors: [FieldError] {
+        if case .invalid(let errors) = state { errors } else { [] }
+    }
+
+    fileprivate func take(value: String, state: FieldState, isAnswered: Bool, isDirty: Bool) {
+        if storedText != value { storedText = value }
+        if self.state != state { self.state = state }
+        if self.isAnswered != isAnswered { self.isAnswered = isAnswered }
+        if self.isDirty != isDirty { self.isDirty = isDirty }
+    }
+
+    /// `FieldModel(name)`: never its text, so printing or logging a field from any thread shows
+    /// no answer and no secret.
+    nonisolated public var description: String { "FieldModel(\(name))" }
+
+    /// Name, label and whether it is secret; never its text.
+    nonisolated public var customMirror: Mirror {
+        Mirror(self, children: ["name": name, "label": label, "isSecret": isSecret], displayStyle: .class)
+    }
+}
+
+/// What a field model needs of its form model, whatever the form's success type.
+@MainActor
+fileprivate protocol AnyFormModel: AnyObject {
+    func answer(_ name: String, with text: String)
+}
+
+extension FormModel: AnyFormModel {}
