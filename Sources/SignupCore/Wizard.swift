@@ -24,14 +24,19 @@ public struct Wizard<Success: Sendable>: Sendable {
 
     /// The mode chosen at creation.
     public let mode: WizardMode
+    /// Whether an interrupt asks "Discard your answers?" once an answer changed the form (true by
+    /// default); false ends the conversation at once, as an interrupt before any change does.
+    public let confirmsDiscard: Bool
     /// The words of the conversation.
     public let texts: WizardTexts
     private let afterAnswer: AfterAnswer
     private let reviewValue: ReviewValue
     private var controller: SubmissionController
+    /// The form as the conversation began, presets included: what an interrupt would lose is
+    /// what differs from it.
+    private let started: Form
     private var attempt: SubmitAttempt?
     private var step = Step.notStarted
-    private var personAnswered = false
     private var reviewExplained = false
     private var hinted: Set<String> = []
 
@@ -41,6 +46,7 @@ public struct Wizard<Success: Sendable>: Sendable {
         form: Form,
         mode: WizardMode,
         texts: WizardTexts = WizardTexts(),
+        confirmsDiscard: Bool = true,
         presets: [String: String] = [:],
         unreadablePresets: [String: InputProblem] = [:],
         afterAnswer: @escaping AfterAnswer = { _, _ in [] },
@@ -56,9 +62,11 @@ public struct Wizard<Success: Sendable>: Sendable {
         }
         self.mode = mode
         self.texts = texts
+        self.confirmsDiscard = confirmsDiscard
         self.afterAnswer = afterAnswer
         self.reviewValue = reviewValue
         self.controller = SubmissionController(form: form)
+        self.started = form
     }
 
     /// The form with every answer so far.
@@ -98,14 +106,12 @@ public struct Wizard<Success: Sendable>: Sendable {
         case (.asking(let question), .endOfInput):
             return endOfInput(at: question)
         case (.asking(.field(let name)), .answer(let text)):
-            personAnswered = true
             // A script's empty line keeps an initial value, as Enter does on the line that shows it.
             let field = form[name]!
             let answer = mode == .script && text.isEmpty && !field.isAnswered ? field.initialValue : text
             controller.update { $0.answer(name, with: answer) }
             return answered(name)
         case (.asking(.field(let name)), .unreadable(let problem)):
-            personAnswered = true
             controller.update { $0.reject(name, with: [.unreadable(problem, field: name)]) }
             return answered(name)
         case (.asking(let question), .answer(let text)):
@@ -259,7 +265,11 @@ public struct Wizard<Success: Sendable>: Sendable {
     // MARK: - Interrupts and end of input
 
     private mutating func interrupted(at question: Question) -> [WizardEffect<Success>] {
-        guard mode == .interactive, personAnswered else { return finish(.cancelled) }
+        // Only a changed form has answers to lose: the question follows what changed since the
+        // conversation began, not whether someone typed (Enter on an initial value or a preset,
+        // an answer put back, changes nothing).
+        let changed = zip(form.fields, started.fields).contains { $0.value != $1.value }
+        guard mode == .interactive, confirmsDiscard, changed else { return finish(.cancelled) }
         step = .discarding(returnTo: question)
         return [.ask(prompt(for: .discard))]
     }

@@ -79,3 +79,50 @@ import Testing
         #expect(outcome == .succeeded(Done()))
     }
 }
+
+/// The discard question: asked only when the form changed, and only when wanted.
+@Suite struct WizardDiscardTests {
+    struct Done: Sendable, Equatable {}
+
+    static func form() -> Form {
+        Form(fields: [
+            Field(name: "name", label: "Name", rules: [.required()]),
+            Field(name: "plan", label: "Plan", initial: "free"),
+            Field(name: "note", label: "Note"),
+        ])
+    }
+
+    /// The prompts of a wizard given `answers`, then an interrupt.
+    func promptsAfterInterrupt(_ answers: [String], confirmsDiscard: Bool = true) -> (prompts: [String], outcome: WizardOutcome<Done>?) {
+        var wizard = Wizard<Done>(form: Self.form(), mode: .interactive, confirmsDiscard: confirmsDiscard)
+        var effects = wizard.start()
+        for answer in answers { effects += wizard.handle(.answer(answer)) }
+        effects += wizard.handle(.interrupt)
+        let prompts = effects.compactMap { if case .ask(let prompt) = $0 { prompt.text } else { nil } }
+        let outcome = effects.compactMap { if case .finish(let outcome) = $0 { outcome } else { nil } }.first
+        return (prompts, outcome)
+    }
+
+    @Test func aChangedFormAsksBeforeDiscarding() {
+        let (prompts, outcome) = promptsAfterInterrupt(["bob"])
+        #expect(prompts.last == "Discard your answers? [y/N] ")
+        #expect(outcome == nil)
+    }
+
+    @Test func anUnchangedFormEndsAtOnce() {
+        // The name was answered and then the plan kept its initial value: a change. Without any
+        // answer, and with answers that only keep initial values, nothing would be lost.
+        #expect(promptsAfterInterrupt([]).outcome == .cancelled)
+        var wizard = Wizard<Done>(form: Form(fields: [Field(name: "plan", label: "Plan", initial: "free"), Field(name: "x", label: "X")]),
+                                  mode: .interactive)
+        _ = wizard.start()
+        _ = wizard.handle(.answer("free"))
+        #expect(wizard.handle(.interrupt) == [.finish(.cancelled)])
+    }
+
+    @Test func theQuestionCanBeTurnedOff() {
+        let (prompts, outcome) = promptsAfterInterrupt(["bob"], confirmsDiscard: false)
+        #expect(!prompts.contains("Discard your answers? [y/N] "))
+        #expect(outcome == .cancelled)
+    }
+}
