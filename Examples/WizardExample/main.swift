@@ -1,5 +1,5 @@
 // wizard-example: the tutorials' sign-up form, built only on the library products.
-// Usage: wizard-example [--taken FILE] [--no-interactive]   (README.md beside this file)
+// Usage: wizard-example [--taken FILE] [--lookup-delay MS] [--no-interactive]   (README.md beside this file)
 import Foundation
 import PasswordStrength
 import SignupCore
@@ -19,6 +19,7 @@ func fail(_ message: String, _ code: Int32) -> Never {
 // Options: the taken usernames (one a line) and whether to read a script even at a terminal.
 var taken: Set<String> = ["admin", "root", "taken"]
 var options = RunnerOptions(programName: "wizard-example")
+var lookupDelay = 0  // milliseconds a lookup of the taken names takes: a slow availability service
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -31,8 +32,13 @@ while let argument = arguments.popFirst() {
         guard let file = FileHandle(forReadingAtPath: path), let data = try? file.read(upToCount: (1 << 20) + 1) ?? Data(),
               data.count <= 1 << 20, let text = String(data: data, encoding: .utf8) else { fail("cannot read \(path)", Exit.usage) }
         taken = Set(text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) })
+    case "--lookup-delay":
+        guard let text = arguments.popFirst(), let milliseconds = Int(text), (0...600_000).contains(milliseconds) else {
+            fail("--lookup-delay needs a number of milliseconds from 0 to 600000", Exit.usage)
+        }
+        lookupDelay = milliseconds
     case "--no-interactive": options.interactive = false
-    default: fail("unknown option (use --taken FILE or --no-interactive)", Exit.usage)
+    default: fail("unknown option (use --taken FILE, --lookup-delay MS or --no-interactive)", Exit.usage)
     }
 }
 
@@ -52,6 +58,8 @@ let form = Form(fields: [
     Field(age, label: "Age", rules: [.required(message: "Enter your age"), .range(13...120)]),
 ])
 
+let usernameTaken = FieldError(field: "username", code: "username.taken", message: "This username is taken")
+
 // After the password: a ✓/✗ line per check (not the length limit no one reaches), then its strength.
 let afterAnswer: Wizard<String>.AfterAnswer = { name, form in
     guard name == "password", let password = form["password"]?.value, !password.isEmpty else { return [] }
@@ -69,15 +77,22 @@ do {
 }
 var texts = WizardTexts(banner: "Create your account (Ctrl-C to cancel)")
 texts.reviewQuestion = "Sign up? [Y/n/e] "
-var wizard = Wizard<String>(form: form, mode: runner.mode, texts: texts, afterAnswer: afterAnswer)
-let outcome = runner.run(&wizard) { form in
-    // The "server": a taken name comes back on its field, and a person is asked it again.
-    let username = form.text("username")
-    guard !taken.contains(username) else {
-        return .rejected([FieldError(field: "username", code: "username.taken", message: "This username is taken")])
+// The username is checked right after it is answered, as a sign-up page asks its server: a
+// taken one is said at once and asked again, before the password. The submit checks again (two
+// people may race for a name); a Ctrl-C during the lookup cancels it.
+@MainActor func signUp() async -> WizardOutcome<String> {
+    var wizard = Wizard<String>(form: form, mode: runner.mode, texts: texts, checkedFields: ["username"], afterAnswer: afterAnswer)
+    return await runner.run(&wizard) { field, form in
+        if lookupDelay > 0 { try? await Task.sleep(for: .milliseconds(lookupDelay)) }
+        if Task.isCancelled { return [] }
+        return taken.contains(form.text(field)) ? [usernameTaken] : []
+    } submit: { form in
+        let username = form.text("username")
+        guard !taken.contains(username) else { throw usernameTaken }
+        return username
     }
-    return .succeeded(username)
 }
+let outcome = await signUp()
 runner.close()
 TerminalGuard.uninstall()
 

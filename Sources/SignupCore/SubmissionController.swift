@@ -107,8 +107,18 @@ public struct SubmissionController: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ submit: (Form) async throws -> Output
     ) async -> Result<Output, SubmissionFailure> {
+        await run(attempt.form, submit)
+    }
+
+    /// Runs an `async` submit of `form` and turns what it throws into a ``SubmissionFailure``, as
+    /// ``perform(_:isolation:_:)`` does, for a caller that keeps no controller (a runner).
+    public static func run<Output>(
+        _ form: Form,
+        isolation: isolated (any Actor)? = #isolation,
+        _ submit: (Form) async throws -> Output
+    ) async -> Result<Output, SubmissionFailure> {
         do {
-            return .success(try await submit(attempt.form))
+            return .success(try await submit(form))
         } catch let failure as SubmissionFailure {
             return .failure(failure)
         } catch let error as FieldError {

@@ -30,6 +30,9 @@ public enum WizardInput<Success: Sendable>: Sendable, CustomStringConvertible, C
     case interrupt
     /// What the submit sent by ``WizardEffect/submit(_:)`` came to.
     case submitted(SubmitResult<Success>)
+    /// What the check asked for by ``WizardEffect/check(field:form:)`` found: no errors when the
+    /// answer may stand (the name is free), else the errors to put on the field (`email.taken`).
+    case checked(field: String, errors: [FieldError])
 
     /// The input without an answer's text.
     public var description: String {
@@ -39,6 +42,7 @@ public enum WizardInput<Success: Sendable>: Sendable, CustomStringConvertible, C
         case .endOfInput: "endOfInput"
         case .interrupt: "interrupt"
         case .submitted(let result): "submitted(\(result))"
+        case .checked(let field, let errors): "checked(\(field), \(errors.map(\.code)))"
         }
     }
 
@@ -159,6 +163,10 @@ public enum WizardEffect<Success: Sendable>: Sendable {
     case choices([String])
     /// Show a line of guidance or the reason a submit could not be carried out.
     case notice(String)
+    /// Check field `field`'s answer beyond its rules, right after it was given (an availability
+    /// lookup), then send back ``WizardInput/checked(field:errors:)``. Asked only for the fields
+    /// the wizard was told have a check, and only once the answer passes the field's rules.
+    case check(field: String, form: Form)
     /// Submit the form (it passed the gate), then send back ``WizardInput/submitted(_:)``.
     case submit(Form)
     /// The wizard is over.
@@ -176,6 +184,7 @@ extension WizardEffect: Equatable where Success: Equatable {
         case (.review(let a, let c), .review(let b, let d)): a == b && c == d
         case (.choices(let a), .choices(let b)): a == b
         case (.submit(let a), .submit(let b)): a.context.values == b.context.values
+        case (.check(let f, let a), .check(let g, let b)): f == g && a.context.values == b.context.values
         case (.finish(let a), .finish(let b)): a == b
         default: false
         }

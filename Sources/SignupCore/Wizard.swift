@@ -12,6 +12,7 @@ public struct Wizard<Success: Sendable>: Sendable {
     private enum Step: Sendable, Equatable {
         case notStarted
         case asking(Question)
+        case checking(field: String)
         case discarding(returnTo: Question)
         case submitting
         case finished
@@ -30,6 +31,7 @@ public struct Wizard<Success: Sendable>: Sendable {
     /// The words of the conversation.
     public let texts: WizardTexts
     private let afterAnswer: AfterAnswer
+    private let checkedFields: Set<String>
     private let reviewValue: ReviewValue
     private var controller: SubmissionController
     /// The form as the conversation began, presets included: what an interrupt would lose is
@@ -42,11 +44,14 @@ public struct Wizard<Success: Sendable>: Sendable {
 
     /// A wizard over `form`. `presets` answer fields before the conversation starts (from
     /// command-line options, a file); `unreadablePresets` are such answers that could not be read.
+    /// `checkedFields` have a check beyond their rules right after an answer that passes them
+    /// (``WizardEffect/check(field:form:)``): a person hears its errors at once and is asked again.
     public init(
         form: Form,
         mode: WizardMode,
         texts: WizardTexts = WizardTexts(),
         confirmsDiscard: Bool = true,
+        checkedFields: Set<String> = [],
         presets: [String: String] = [:],
         unreadablePresets: [String: InputProblem] = [:],
         afterAnswer: @escaping AfterAnswer = { _, _ in [] },
@@ -57,12 +62,13 @@ public struct Wizard<Success: Sendable>: Sendable {
             if let value = presets[field.name] { form.answer(field.name, with: value) }
             if let problem = unreadablePresets[field.name] { form.reject(field.name, with: [.unreadable(problem, field: field.name)]) }
         }
-        for name in Set(presets.keys).union(unreadablePresets.keys) where form[name] == nil {
-            preconditionFailure("a preset names a field this form does not have; its fields: \(form.fields.map(\.name).joined(separator: ", "))")
+        for name in Set(presets.keys).union(unreadablePresets.keys).union(checkedFields) where form[name] == nil {
+            preconditionFailure("a preset or a checked field names a field this form does not have; its fields: \(form.fields.map(\.name).joined(separator: ", "))")
         }
         self.mode = mode
         self.texts = texts
         self.confirmsDiscard = confirmsDiscard
+        self.checkedFields = checkedFields
         self.afterAnswer = afterAnswer
         self.reviewValue = reviewValue
         self.controller = SubmissionController(form: form)
@@ -93,7 +99,17 @@ public struct Wizard<Success: Sendable>: Sendable {
             return finish(.cancelled)
         case (.submitting, _):
             return []
-        case (_, .submitted):
+        case (.checking(let name), .checked(let field, let errors)) where field == name:
+            if !errors.isEmpty { controller.update { $0.attach(errors) } }
+            return answered(name, checked: true)
+        case (.checking(let name), .interrupt):
+            // A check cut short leaves the answer unchecked: the field is asked again if the
+            // conversation goes on.
+            controller.update { $0.reset(name) }
+            return interrupted(at: .field(name))
+        case (.checking, _):
+            return []
+        case (_, .submitted), (_, .checked):
             return []
         case (.discarding(let question), .answer(let text)):
             return isYes(text, default: false) ? finish(.cancelled) : [ask(question)]
@@ -123,14 +139,18 @@ public struct Wizard<Success: Sendable>: Sendable {
 
     // MARK: - Fields
 
-    private mutating func answered(_ name: String) -> [WizardEffect<Success>] {
+    private mutating func answered(_ name: String, checked: Bool = false) -> [WizardEffect<Success>] {
+        let field = form[name]!
+        if !checked, checkedFields.contains(name), !field.isRejected, form.errors(for: name).isEmpty {
+            step = .checking(field: name)
+            return [.check(field: name, form: form)]
+        }
         let errors = form.visibleErrors(for: name)
         var effects: [WizardEffect<Success>] = afterAnswer(name, form).map { .note($0) }
         // A script hears every error once, in the outcome; a person hears them at once.
         guard mode == .interactive else { return effects + next() }
         if !errors.isEmpty { effects.insert(.errors(errors), at: 0) }
 
-        let field = form[name]!
         if !field.dependsOn.isEmpty, errors.contains(where: { $0.reason == "mismatch" }) {
             // The confirmation does not match: the field it is compared with is typed again, then
             // the confirmation; other fields it depends on keep their answers.

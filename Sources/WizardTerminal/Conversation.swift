@@ -102,7 +102,7 @@ public struct Conversation {
             for (number, label) in labels.enumerated() { sayWithQuestion("  \(number + 1) \(label)") }
         case .notice(let text):
             sayWithQuestion(VisibleText.of(text))  // may quote a store's reason, which holds a path
-        case .ask, .submit, .finish:
+        case .ask, .check, .submit, .finish:
             break
         }
     }

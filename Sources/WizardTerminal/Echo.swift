@@ -9,16 +9,34 @@ import Glibc
 /// first so a signal during `body` also puts the mode back: `fd`'s own mode, whichever
 /// terminal it is (`/dev/tty` while standard input is a pipe).
 public func withEchoOff<T>(_ fd: Int32, echoingNewlines: Bool = true, _ body: () -> T) -> T {
-    guard Sys.isTerminal(fd), let before = try? Sys.terminalMode(fd) else { return body() }
-    var quiet = before
-    quiet.c_lflag &= ~tcflag_t(ECHO)
-    if echoingNewlines { quiet.c_lflag |= tcflag_t(ECHONL) } else { quiet.c_lflag &= ~tcflag_t(ECHONL) }
-    let guardedBefore = GuardState.guardTerminal(fd, mode: before).previous
-    try? Sys.setTerminalMode(fd, quiet)
-    defer {
-        Sys.discardInput(fd)
-        try? Sys.setTerminalMode(fd, before)
-        GuardState.unguard(guardedBefore)
-    }
+    let restore = EchoOff.begin(fd, echoingNewlines: echoingNewlines)
+    defer { restore?() }
     return body()
+}
+
+/// ``withEchoOff(_:echoingNewlines:_:)`` around an `async` body.
+public func withEchoOff<T>(
+    _ fd: Int32, echoingNewlines: Bool = true, isolation: isolated (any Actor)? = #isolation, _ body: () async -> T
+) async -> T {
+    let restore = EchoOff.begin(fd, echoingNewlines: echoingNewlines)
+    defer { restore?() }
+    return await body()
+}
+
+/// Turning echo off and back, shared by the two ``withEchoOff(_:echoingNewlines:_:)``.
+enum EchoOff {
+    /// Turns `fd`'s echo off and returns what puts it back, or nil when `fd` is no terminal.
+    static func begin(_ fd: Int32, echoingNewlines: Bool) -> (() -> Void)? {
+        guard Sys.isTerminal(fd), let before = try? Sys.terminalMode(fd) else { return nil }
+        var quiet = before
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        if echoingNewlines { quiet.c_lflag |= tcflag_t(ECHONL) } else { quiet.c_lflag &= ~tcflag_t(ECHONL) }
+        let guardedBefore = GuardState.guardTerminal(fd, mode: before).previous
+        try? Sys.setTerminalMode(fd, quiet)
+        return {
+            Sys.discardInput(fd)
+            try? Sys.setTerminalMode(fd, before)
+            GuardState.unguard(guardedBefore)
+        }
+    }
 }

@@ -102,18 +102,21 @@ public final class TerminalRunner {
     }
 
     /// Runs `wizard` (made with ``mode``) to its end. `submit` receives the form that passed the
-    /// gate and says what became of it; `intercept` may answer a prompt instead of the reader
-    /// (it gets the prompt and the read it replaces).
+    /// gate and says what became of it; `check` checks a field of the wizard's `checkedFields`
+    /// right after its answer (an availability lookup) and returns the errors to put on it;
+    /// `intercept` may answer a prompt instead of the reader (it gets the prompt and the read
+    /// it replaces).
     public func run<Success>(
         _ wizard: inout Wizard<Success>,
         intercept: (Prompt, () -> WizardInput<Success>) -> WizardInput<Success> = { $1() },
+        check: (_ field: String, _ form: Form) -> [FieldError] = { _, _ in [] },
         submit: (Form) -> SubmitResult<Success>
     ) -> WizardOutcome<Success> {
         precondition(wizard.mode == mode, "the wizard was made for another mode than this runner's")
         // No core file and no same-user debugger may hold a secret typed or piped here.
         if wizard.form.fields.contains(where: \.isSecret) { ProcessHardening.apply() }
         if let session {
-            return loop(&wizard, intercept: intercept, submit: submit) { prompt, discard in
+            return loop(&wizard, intercept: intercept, check: check, submit: submit) { prompt, discard in
                 TerminalAnswers.read(prompt, discardTypeAhead: discard, from: session)
             }
         }
@@ -122,7 +125,7 @@ public final class TerminalRunner {
         // line, typed ahead or pasted, is ever shown by it; text answers are echoed by the
         // script protocol itself, a secret never.
         return withEchoOff(options.input, echoingNewlines: false) {
-            loop(&wizard, intercept: intercept, submit: submit) { prompt, _ in answers.read(prompt) }
+            loop(&wizard, intercept: intercept, check: check, submit: submit) { prompt, _ in answers.read(prompt) }
         }
     }
 
@@ -133,46 +136,128 @@ public final class TerminalRunner {
         if installedGuard && TerminalGuard.isInstalled { TerminalGuard.uninstall() }
     }
 
+    /// Runs `wizard` (made with ``mode``) to its end with an `async` check and submit.
+    ///
+    /// `check` checks a field of the wizard's `checkedFields` right after its answer (an
+    /// availability lookup) and returns the errors to put on it; a person hears them at once and
+    /// is asked again. `submit` returns the typed success; what it throws becomes the result:
+    /// a ``SignupCore/FieldError`` goes back on its field, a ``SignupCore/SubmissionFailure`` is
+    /// taken as it is, anything else is "unavailable" with its description (a retry is offered).
+    /// With ``TerminalGuard`` installed, Ctrl-C while either runs cancels the task they run in:
+    /// a check cut short is an interrupt at its field (the discard question), a submit cut short
+    /// ends the wizard `cancelled`, unless it finished anyway (then its result stands).
+    /// Everything runs on the caller's actor (the main actor of a program): nothing need be `Sendable`.
+    public func run<Success: Sendable>(
+        _ wizard: inout Wizard<Success>,
+        isolation: isolated (any Actor)? = #isolation,
+        check: (_ field: String, _ form: Form) async -> [FieldError] = { _, _ in [] },
+        submit: (Form) async throws -> Success
+    ) async -> WizardOutcome<Success> {
+        precondition(wizard.mode == mode, "the wizard was made for another mode than this runner's")
+        if wizard.form.fields.contains(where: \.isSecret) { ProcessHardening.apply() }
+        if let session {
+            return await loop(&wizard, isolation: isolation, check: check, submit: submit) { prompt, discard in
+                TerminalAnswers.read(prompt, discardTypeAhead: discard, from: session)
+            }
+        }
+        let answers = ScriptAnswers(input: LineInput(fd: options.input), conversation: conversation)
+        return await withEchoOff(options.input, echoingNewlines: false, isolation: isolation) {
+            await loop(&wizard, isolation: isolation, check: check, submit: submit) { prompt, _ in answers.read(prompt) }
+        }
+    }
+
     private func loop<Success>(
         _ wizard: inout Wizard<Success>,
         intercept: (Prompt, () -> WizardInput<Success>) -> WizardInput<Success>,
+        check: (String, Form) -> [FieldError],
         submit: (Form) -> SubmitResult<Success>,
         ask: @escaping (Prompt, _ discardTypeAhead: Bool) -> WizardInput<Success>
     ) -> WizardOutcome<Success> {
         var pending = wizard.start()
-        // Whether keys typed ahead may answer the next prompt: only when it is the next field
-        // after an accepted answer, with nothing but a note shown in between. After an error, a
-        // review, a notice or any question, what was typed before it was seen is discarded: it
-        // was meant for something else (a password typed after a bad email). Nor may keys typed
-        // during a secret answer a visible prompt: a password pasted once too often would be
-        // echoed there (the third copy of a pasted password landed in the example's Age).
-        var typeAheadMayAnswer = false
-        var lastAnswerWasSecret = false
+        var turn = Turn()
         while !pending.isEmpty {
-            let effect = pending.removeFirst()
-            switch effect {
-            case .ask(let prompt):
-                let isField = if case .field = prompt.question { true } else { false }
-                TerminalGuard.setPromptOpen(!conversation.quiet)  // a fatal signal ends the prompt's line
-                let discard = !(typeAheadMayAnswer && isField && (prompt.isSecret || !lastAnswerWasSecret))
-                let input = intercept(prompt) { ask(prompt, discard) }
-                TerminalGuard.setPromptOpen(false)
-                typeAheadMayAnswer = isField && { if case .answer = input { true } else { false } }()
-                lastAnswerWasSecret = prompt.isSecret
-                pending += wizard.handle(input)
+            switch pending.removeFirst() {
+            case .check(let field, let form):
+                pending += wizard.handle(.checked(field: field, errors: check(field, form)))
             case .submit(let form):
-                typeAheadMayAnswer = false
+                turn.typeAheadMayAnswer = false
                 pending += wizard.handle(.submitted(submit(form)))
             case .finish(let outcome):
                 return outcome
-            case .note, .hint:
-                // Lines about the field just answered or about to be asked: keys typed ahead still answer.
-                conversation.show(effect)
-            default:
-                typeAheadMayAnswer = false
-                conversation.show(effect)
+            case let effect:
+                if let input = carryOut(effect, &turn, intercept: intercept, ask: ask) { pending += wizard.handle(input) }
             }
         }
         preconditionFailure("the wizard stopped without an outcome")
+    }
+
+    private func loop<Success: Sendable>(
+        _ wizard: inout Wizard<Success>,
+        isolation: isolated (any Actor)?,
+        check: (String, Form) async -> [FieldError],
+        submit: (Form) async throws -> Success,
+        ask: @escaping (Prompt, _ discardTypeAhead: Bool) -> WizardInput<Success>
+    ) async -> WizardOutcome<Success> {
+        var pending = wizard.start()
+        var turn = Turn()
+        while !pending.isEmpty {
+            switch pending.removeFirst() {
+            case .check(let field, let form):
+                let (errors, interrupted) = await Interruptible.run(isolation: isolation) { await check(field, form) }
+                pending += wizard.handle(interrupted ? .interrupt : .checked(field: field, errors: errors))
+            case .submit(let form):
+                turn.typeAheadMayAnswer = false
+                let (result, interrupted) = await Interruptible.run(isolation: isolation) { await SubmissionController.run(form, isolation: isolation, submit) }
+                switch result {
+                case .success(let value): pending += wizard.handle(.submitted(.succeeded(value)))
+                case .failure where interrupted: pending += wizard.handle(.interrupt)
+                case .failure(.fields(let errors)): pending += wizard.handle(.submitted(.rejected(errors)))
+                case .failure(.unavailable(let reason)): pending += wizard.handle(.submitted(.unavailable(reason: reason)))
+                }
+            case .finish(let outcome):
+                return outcome
+            case let effect:
+                if let input = carryOut(effect, &turn, intercept: { $1() }, ask: ask) { pending += wizard.handle(input) }
+            }
+        }
+        preconditionFailure("the wizard stopped without an outcome")
+    }
+
+    /// Whether keys typed ahead may answer the next prompt: only when it is the next field after
+    /// an accepted answer, with nothing but a note shown in between. After an error, a review, a
+    /// notice or any question, what was typed before it was seen is discarded: it was meant for
+    /// something else (a password typed after a bad email). Nor may keys typed during a secret
+    /// answer a visible prompt: a password pasted once too often would be echoed there (the
+    /// third copy of a pasted password landed in the example's Age).
+    private struct Turn {
+        var typeAheadMayAnswer = false
+        var lastAnswerWasSecret = false
+    }
+
+    /// Shows an effect, or asks its prompt and returns the answer; checks, submits and the
+    /// finish are the loops' own.
+    private func carryOut<Success>(
+        _ effect: WizardEffect<Success>, _ turn: inout Turn,
+        intercept: (Prompt, () -> WizardInput<Success>) -> WizardInput<Success>,
+        ask: @escaping (Prompt, _ discardTypeAhead: Bool) -> WizardInput<Success>
+    ) -> WizardInput<Success>? {
+        switch effect {
+        case .ask(let prompt):
+            let isField = if case .field = prompt.question { true } else { false }
+            TerminalGuard.setPromptOpen(!conversation.quiet)  // a fatal signal ends the prompt's line
+            let discard = !(turn.typeAheadMayAnswer && isField && (prompt.isSecret || !turn.lastAnswerWasSecret))
+            let input = intercept(prompt) { ask(prompt, discard) }
+            TerminalGuard.setPromptOpen(false)
+            turn.typeAheadMayAnswer = isField && { if case .answer = input { true } else { false } }()
+            turn.lastAnswerWasSecret = prompt.isSecret
+            return input
+        case .note, .hint:
+            // Lines about the field just answered or about to be asked: keys typed ahead still answer.
+            conversation.show(effect)
+        default:
+            turn.typeAheadMayAnswer = false
+            conversation.show(effect)
+        }
+        return nil
     }
 }

@@ -92,11 +92,16 @@ let goodPassword = "Quartz-Lantern-58"
         #expect(core.split(separator: " ").filter { $0.allSatisfy(\.isNumber) } == ["0", "0"], "core limit: \(core)")
     }
 
-    @Test func aTakenUsernameIsShownOnItsFieldAndAskedAgain() throws {
+    @Test func aTakenUsernameIsShownRightAfterItsAnswerAndAskedAgain() throws {
         let terminal = try Self.start()
         defer { terminal.kill(SIGKILL) }
         try terminal.expect("Username: ", timeout: 10)
         try terminal.send("admin\r")
+        // The availability check answers before the password is asked: only the username again.
+        let rejected = try terminal.expect("Username: ", timeout: 10)
+        #expect(rejected.contains("✗ This username is taken"), "\(rejected)")
+        #expect(!rejected.contains("Password: "), "\(rejected)")
+        try terminal.send("bob\r")
         try terminal.expect("Password: ", timeout: 10)
         try terminal.send(goodPassword + "\r")
         try terminal.expect("Confirm password: ", timeout: 10)
@@ -105,17 +110,24 @@ let goodPassword = "Quartz-Lantern-58"
         try terminal.send("30\r")
         try terminal.expect("Sign up? [Y/n/e] ", timeout: 10)
         try terminal.send("y\r")
-        // The submit's username.taken lands on the username, which alone is asked again.
-        let rejected = try terminal.expect("Username: ", timeout: 10)
-        #expect(rejected.contains("✗ This username is taken"), "\(rejected)")
-        try terminal.send("bob\r")
-        let review = try terminal.expect("Sign up? [Y/n/e] ", timeout: 10)
-        #expect(!review.contains("Password: ") && !review.contains("Age: "), "only the username is asked again: \(review)")
-        try terminal.send("y\r")
         #expect(try terminal.wait(timeout: 10) == .exited(0))
         try terminal.readAll()
         #expect(String(decoding: terminal.standardOutput, as: UTF8.self) == "Welcome, bob\n")
         #expect(!Screen.render(terminal.transcript).contains(goodPassword))
+    }
+
+    /// A lookup that would take ten minutes: Ctrl-C cancels it and, nothing else being answered,
+    /// ends the program at once with the terminal restored.
+    @Test func controlCCancelsASlowAvailabilityCheck() throws {
+        let terminal = try Self.start(["--lookup-delay", "600000"])
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 10)
+        try terminal.send("bob\r")
+        usleep(300_000)  // the lookup is under way
+        try terminal.send("\u{03}")
+        #expect(try terminal.wait(timeout: 20) == .exited(130))
+        try terminal.readAll()
+        #expect(terminal.standardOutput.isEmpty)
     }
 
     @Test func controlCAfterAnAnswerAsksToDiscardAndRestoresTheTerminal() throws {

@@ -126,3 +126,68 @@ import Testing
         #expect(outcome == .cancelled)
     }
 }
+
+/// A check right after an answer (an availability lookup): its errors are heard at once.
+@Suite struct WizardCheckTests {
+    static func form() -> Form {
+        Form(fields: [
+            Field(name: "name", label: "Name", rules: [.required(), .minLength(3)]),
+            Field(name: "note", label: "Note"),
+        ])
+    }
+    static let taken = FieldError(field: "name", code: "name.taken", message: "That name is taken")
+
+    /// Drives a wizard whose `name` is checked: `check` answers each check.
+    func drive(_ mode: WizardMode, _ answers: [WizardInput<String>], check: (String) -> [FieldError])
+        -> (effects: [WizardEffect<String>], outcome: WizardOutcome<String>?) {
+        var wizard = Wizard<String>(form: Self.form(), mode: mode, checkedFields: ["name"])
+        var answers = answers
+        var effects: [WizardEffect<String>] = []
+        var pending = wizard.start()
+        while !pending.isEmpty, effects.count < 60 {
+            let effect = pending.removeFirst()
+            effects.append(effect)
+            switch effect {
+            case .ask: pending += wizard.handle(answers.isEmpty ? .endOfInput : answers.removeFirst())
+            case .check(let field, let form): pending += wizard.handle(.checked(field: field, errors: check(form.text(field))))
+            case .submit(let form): pending += wizard.handle(.submitted(.succeeded(form.text("name"))))
+            case .finish(let outcome): return (effects, outcome)
+            default: break
+            }
+        }
+        return (effects, nil)
+    }
+
+    func checks(_ effects: [WizardEffect<String>]) -> [String] {
+        effects.compactMap { if case .check(_, let form) = $0 { form.text("name") } else { nil } }
+    }
+
+    @Test func aTakenNameIsReportedRightAfterItsAnswerAndAskedAgain() {
+        let (effects, outcome) = drive(.interactive, [.answer("bob"), .answer("bobby"), .answer(""), .answer("y")]) {
+            $0 == "bob" ? [Self.taken] : []
+        }
+        #expect(checks(effects) == ["bob", "bobby"])
+        let prompts = effects.compactMap { if case .ask(let prompt) = $0 { prompt.text } else { nil } }
+        #expect(prompts == ["Name: ", "Name: ", "Note: ", "Submit? [Y/n/e] "])
+        #expect(effects.contains(.errors([Self.taken])))
+        #expect(outcome == .succeeded("bobby"))
+    }
+
+    @Test func onlyAnAnswerThatPassesItsRulesIsChecked() {
+        let (effects, _) = drive(.interactive, [.answer("bo"), .answer("bob"), .answer(""), .answer("y")]) { _ in [] }
+        #expect(checks(effects) == ["bob"])
+    }
+
+    @Test func aScriptHearsTheCheckInItsOutcome() {
+        let (_, outcome) = drive(.script, [.answer("bob"), .answer("hi")]) { _ in [Self.taken] }
+        #expect(outcome == .invalid([Self.taken]))
+    }
+
+    @Test func anInterruptDuringACheckIsAnInterruptAtItsField() {
+        var wizard = Wizard<String>(form: Self.form(), mode: .interactive, checkedFields: ["name"])
+        _ = wizard.start()
+        #expect(wizard.handle(.answer("bob")).count == 1)  // the check
+        // The check was cut short: nothing else was answered, so nothing is lost.
+        #expect(wizard.handle(.interrupt) == [.finish(.cancelled)])
+    }
+}

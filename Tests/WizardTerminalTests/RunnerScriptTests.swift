@@ -49,3 +49,46 @@ import WizardTerminal
         #expect(conversation == "name: bo\nage: old\n")
     }
 }
+
+/// The `async` runner over a script's lines: an `async` check right after an answer, and an
+/// `async throws` submit with a typed success.
+@Suite struct AsyncRunnerScriptTests {
+    actor Directory {
+        var names: Set<String> = ["admin"]
+        func isTaken(_ name: String) async -> Bool {
+            try? await Task.sleep(for: .milliseconds(5))  // a lookup that waits
+            return names.contains(name)
+        }
+        func add(_ name: String) -> Int { names.insert(name); return names.count }
+    }
+
+    func run(_ input: String, directory: Directory) async throws -> WizardOutcome<Int> {
+        var answers: [Int32] = [0, 0], talk: [Int32] = [0, 0]
+        try #require(pipe(&answers) == 0 && pipe(&talk) == 0)
+        defer { [answers[0], talk[0], talk[1]].forEach { close($0) } }
+        _ = input.withCString { write(answers[1], $0, strlen($0)) }
+        close(answers[1])
+        var options = RunnerOptions(programName: "test", environment: ["TERM": "xterm"])
+        options.input = answers[0]
+        options.output = talk[1]
+        let runner = try TerminalRunner(options)
+        defer { runner.close() }
+        let form = Form(fields: [Field(name: "name", label: "Name", rules: [.required()])])
+        var wizard = Wizard<Int>(form: form, mode: runner.mode, checkedFields: ["name"])
+        return await runner.run(&wizard) { field, form in
+            await directory.isTaken(form.text(field)) ? [FieldError(field: "name", code: "name.taken", message: "Taken")] : []
+        } submit: { form in
+            await directory.add(form.text("name"))
+        }
+    }
+
+    @Test func aFreeNameIsSubmittedAndItsTypedSuccessReturned() async throws {
+        let outcome = try await run("bob\n", directory: Directory())
+        #expect(outcome == .succeeded(2))
+    }
+
+    @Test func aTakenNameFailsTheCheck() async throws {
+        let outcome = try await run("admin\n", directory: Directory())
+        #expect(outcome == .invalid([FieldError(field: "name", code: "name.taken", message: "Taken")]))
+    }
+}

@@ -240,7 +240,7 @@ private func texts(of effect: Effect) -> [String] {
     case .note(.checklist(let checks)): return checks.map(\.check.label)
     case .review(let title, let lines): return [title] + lines.flatMap { [$0.label, $0.value] }
     case .choices(let labels): return labels
-    case .submit(let form): return [form[SignupForm.email]?.value ?? "", String(describing: form)]
+    case .submit(let form), .check(_, let form): return [form[SignupForm.email]?.value ?? "", String(describing: form)]
     case .finish(let outcome):
         switch outcome {
         case .succeeded(let account): return [account.email, account.strength.label]
