@@ -121,7 +121,7 @@ extension PasswordHasher {
     public static func check(_ password: Secret, against target: VerificationTarget) -> Verdict {
         let phc: String
         switch target {
-        case .account(let hash):
+        case .account(let hash, _):
             phc = hash
         case .noAccount(let decoy):
             let usable = decoy.flatMap { try? PasswordHash(parsing: $0) }
