@@ -27,7 +27,7 @@ struct Signup: ParsableCommand {
         version: About.version,
         subcommands: [
             CreateCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, DisableCommand.self,
-            EnableCommand.self, DeleteCommand.self,
+            EnableCommand.self, DeleteCommand.self, ImportCommand.self,
         ],
         defaultSubcommand: CreateCommand.self
     )
