@@ -1,4 +1,5 @@
 import Foundation
+import SignupCore
 
 /// What the program needs from wherever accounts are stored; SQLite and PostgreSQL both provide it.
 ///
@@ -43,6 +44,9 @@ public protocol AccountBackend: AnyObject {
     /// password was just checked against), so an upgrade never overwrites a concurrent change.
     /// Returns whether it replaced it; the time a password changed is not touched.
     func rehash(email: String, verified: String, to passwordHash: PasswordHash) throws(StoreError) -> Bool
+    /// How many accounts have a hash ``PasswordHasher/needsRehash(_:for:)`` would upgrade to `costs`,
+    /// read one row at a time.
+    func countHashes(weakerThan costs: PasswordPolicy.Argon2Costs) throws(StoreError) -> Int
     /// Stores `rows` in one transaction and says, for each in order, what became of it: an email
     /// already taken is left as it is, or (with `update`) gets the row's hash as a password change.
     /// Either every outcome is committed or none is.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import SignupCore
 
 /// The accounts database: one SQLite file in WAL mode, shared safely by many processes.
 ///
@@ -258,6 +259,18 @@ public final class AccountStore: Sendable {
         } catch .noAccount {
             return false
         }
+    }
+
+    /// Counts weaker hashes (``AccountBackend/countHashes(weakerThan:)``).
+    public func countHashes(weakerThan costs: PasswordPolicy.Argon2Costs) throws(StoreError) -> Int {
+        try access { try queue.read { db in
+            var count = 0
+            let hashes = try String.fetchCursor(db, sql: "SELECT \(SafeColumn.hash) FROM account")
+            while let hash = try hashes.next() {
+                if PasswordHasher.needsRehash(hash, for: costs) { count += 1 }
+            }
+            return count
+        } }
     }
 
     /// Stores many accounts in one transaction (``AccountBackend/insertBatch(_:update:at:)``).

@@ -1,4 +1,5 @@
 import Foundation
+import SignupCore
 
 /// The accounts in a PostgreSQL database: the same `account` table, the same named
 /// migrations and the same promises as the SQLite ``AccountStore``.
@@ -155,6 +156,18 @@ public final class PostgresStore: AccountBackend {
         } catch .noAccount {
             return false
         }
+    }
+
+    /// Counts weaker hashes (``AccountBackend/countHashes(weakerThan:)``).
+    public func countHashes(weakerThan costs: PasswordPolicy.Argon2Costs) throws(StoreError) -> Int {
+        var count = 0
+        try run { () throws(PGFailure) in
+            try connection.stream("SELECT password_hash FROM account", []) { row in
+                if let hash = row[0], PasswordHasher.needsRehash(hash, for: costs) { count += 1 }
+                return true
+            }
+        }
+        return count
     }
 
     /// Stores many accounts in one transaction (``AccountBackend/insertBatch(_:update:at:)``).

@@ -127,7 +127,7 @@ struct CreateRun {
             throw UsageError("the --password-fd descriptor is not open")
         }
         let location = try StoreOption.location(given: db)
-        let passwordPolicy = try loadPolicy()
+        let passwordPolicy = try PolicyLoader.policy(named: policy, file: policyFile)
         var options = RunnerOptions(programName: "signup", environment: environment)
         options.plain = plain
         options.quiet = quiet
@@ -193,8 +193,9 @@ struct CreateRun {
         let changes = changing != nil
         let outcome = runner.run(&wizard, intercept: sharedLine?.intercept ?? { $1() }) { form in
             let submission = SignupForm.submission(from: form, strength: estimator)
-            if changes { return Self.changePassword(submission, at: location) }
-            return Self.store(submission, at: location, dryRun: dryRun, waiting: { if !quiet { IO.write($0 + "\n", to: 2) } })
+            if changes { return Self.changePassword(submission, at: location, costs: passwordPolicy.argon2) }
+            return Self.store(submission, at: location, dryRun: dryRun, costs: passwordPolicy.argon2,
+                              waiting: { if !quiet { IO.write($0 + "\n", to: 2) } })
         }
         runner.close()
         if interactive { TerminalGuard.restore() }
@@ -205,15 +206,6 @@ struct CreateRun {
         throw ExitCode(status)
     }
 
-    private func loadPolicy() throws(UsageError) -> PasswordPolicy {
-        guard let policyFile else {
-            guard let policy = PasswordPolicy.builtIn[policy] else {
-                throw UsageError("unknown --policy name: use standard, strict or nist, or --policy-file")
-            }
-            return policy
-        }
-        return try PolicyLoader.load(path: RawArguments.value(of: "--policy-file", parsed: policyFile) ?? Array(policyFile.utf8))
-    }
 
     /// Exit 69 when there is no database at `location`, 67 when no account there has `email`.
     private static func checkAccount(_ email: String, at location: StoreLocation) throws {
@@ -230,9 +222,9 @@ struct CreateRun {
     }
 
     /// Hashes the submission's password and makes it the account's, in one transaction.
-    static func changePassword(_ submission: Submission, at location: StoreLocation) -> SubmitResult<CreatedAccount> {
+    static func changePassword(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs) -> SubmitResult<CreatedAccount> {
         do throws(StoreError) {
-            let hash = try PasswordHasher.hash(submission.password)
+            let hash = try PasswordHasher.hash(submission.password, costs: costs)
             guard let store = try location.openExistingForWriting() else {
                 return .unavailable(reason: "there is no account database at \(location.visible) any more")
             }
@@ -252,10 +244,10 @@ struct CreateRun {
     }
 
     /// Hashes and stores one submission; a dry run rehearses the write (a taken email, a store that would refuse it).
-    static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool,
+    static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool, costs: PasswordPolicy.Argon2Costs = .standard,
                       waiting: @escaping @Sendable (String) -> Void = { _ in }) -> SubmitResult<CreatedAccount> {
         do throws(StoreError) {
-            let hash = try PasswordHasher.hash(submission.password)
+            let hash = try PasswordHasher.hash(submission.password, costs: costs)
             if dryRun {
                 // Everything but the write: a taken email, and a store that would refuse the write, say so.
                 try location.rehearseCreate(email: submission.email, passwordHash: hash)

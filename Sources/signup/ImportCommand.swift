@@ -43,13 +43,10 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Print a summary as one JSON object on standard output.")
     var json = false
 
-    @Option(help: ArgumentHelp("The password policy: standard, strict or nist.", valueName: "name"), completion: .list(["standard", "strict", "nist"]))
-    var policy: String = CreateRun.standardPolicy
+    @OptionGroup var policy: PolicyOptions
 
     func run() throws {
-        guard let passwordPolicy = PasswordPolicy.builtIn[policy] else {
-            throw UsageError("unknown --policy name: use standard, strict or nist")
-        }
+        let passwordPolicy = try policy.load()
         let location = try StoreOption.location(given: db)
         let fd: Int32
         if file == "-" {
@@ -206,7 +203,7 @@ struct ImportRun {
             }
             return
         }
-        let hashes = Self.hashAll(batch)
+        let hashes = Self.hashAll(batch, costs: policy.argon2)
         var accounts: [NewAccount] = []
         for (row, hash) in zip(batch, hashes) {
             guard let hash else {
@@ -239,11 +236,11 @@ struct ImportRun {
     }
 
     /// Each row's hash (its own, or its password's), computed on every core at once.
-    private static func hashAll(_ batch: [Row]) -> [PasswordHash?] {
+    private static func hashAll(_ batch: [Row], costs: PasswordPolicy.Argon2Costs) -> [PasswordHash?] {
         let results = HashSlots(count: batch.count)
         DispatchQueue.concurrentPerform(iterations: batch.count) { index in
             let row = batch[index]
-            results.set(index, row.hash ?? row.password.flatMap { try? PasswordHasher.hash($0) })
+            results.set(index, row.hash ?? row.password.flatMap { try? PasswordHasher.hash($0, costs: costs) })
         }
         return results.values
     }

@@ -32,8 +32,14 @@ struct ListCommand: ParsableCommand {
             completion: .list(AccountState.allCases.map(\.rawValue)))
     var state: AccountState?
 
+    @Flag(help: "Print only how many accounts have password hashes with weaker Argon2 costs than the policy's.")
+    var countOldHashes = false
+
+    @OptionGroup var policy: PolicyOptions
+
     func run() throws {
         let location = try StoreOption.location(given: db)
+        if countOldHashes { return try countOld(at: location) }
         // Read once: a property wrapper's getter per row instantiated generic metadata each time.
         let json = self.json
         var output = StandardOutput()
@@ -63,6 +69,27 @@ struct ListCommand: ParsableCommand {
         try output.finish()
         if count == 0 && !json {
             IO.write(state.map { "No \($0.rawValue) accounts in \(location.visible)\n" } ?? "No accounts in \(location.visible)\n", to: 2)
+        }
+    }
+
+    /// `--count-old-hashes`: one number on standard output (a JSON object with `--json`).
+    private func countOld(at location: StoreLocation) throws {
+        let costs = try policy.load().argon2
+        let count: Int
+        do throws(StoreError) {
+            count = try location.openExisting()?.countHashes(weakerThan: costs) ?? 0
+        } catch {
+            IO.write("error: \(error.description)\n", to: 2)
+            throw ExitCode(ExitStatus.storage)
+        }
+        IO.write(json ? JSONText.object([("old_hashes", count)]) + "\n" : "\(count)\n", to: 1)
+        if !json {
+            IO.write("accounts whose hash has weaker costs than m=\(costs.memoryKiB), t=\(costs.iterations), p=\(costs.parallelism); "
+                + "each is upgraded when its password is next verified\n", to: 2)
+        }
+        if let failure = IO.outputFailure {
+            IO.write("error: cannot write to standard output: \(failure)\n", to: 2)
+            throw ExitCode(ExitStatus.unwritable)
         }
     }
 

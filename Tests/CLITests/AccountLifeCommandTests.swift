@@ -33,6 +33,13 @@ import Testing
             run(["verify", email], input: password + "\n", secrets: [password]).status
         }
 
+        /// alice's stored hash, read by another program (python's sqlite3, psql).
+        var storedHash: String {
+            if let pg { return pg.psql("SELECT password_hash FROM account WHERE email_key = 'alice@example.com'").first ?? "" }
+            return tool(["python3", "-c", "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(\"SELECT password_hash FROM account WHERE email_key = 'alice@example.com'\").fetchone()[0])",
+                         database]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
         func listed(_ extra: [String] = []) -> [[String: Any]] {
             let list = run(["list", "--json"] + extra)
             return (try? JSONSerialization.jsonObject(with: list.stdoutBytes)) as? [[String: Any]] ?? []
@@ -143,6 +150,45 @@ import Testing
         let help = Sandbox().run(["--help"]).stdout
         for command in ["passwd", "disable", "enable", "delete"] {
             #expect(help.contains(command), "\(command)")
+        }
+    }
+
+    @Test(arguments: Store.available)
+    func verifyUpgradesAWeakerHashOnlyWhenThePasswordMatchesAnActiveAccount(store: Store) {
+        let fixture = Fixture(store)
+        let policy = fixture.sandbox.file("strong.json", Data(#"{"argon2": {"memoryKiB": 32768, "iterations": 3}}"#.utf8))
+        let old = fixture.storedHash
+        #expect(old.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"))
+        #expect(fixture.run(["list", "--count-old-hashes", "--policy-file", policy]).stdout == "1\n")
+        // A wrong password, or a disabled account, changes nothing.
+        #expect(fixture.run(["verify", "alice@example.com", "--policy-file", policy], input: "Wrong-Password-1\n").status == 1)
+        #expect(fixture.storedHash == old)
+        #expect(fixture.run(["disable", "alice@example.com"]).status == 0)
+        #expect(fixture.run(["verify", "alice@example.com", "--policy-file", policy], input: goodPassword + "\n").status == 77)
+        #expect(fixture.storedHash == old)
+        #expect(fixture.run(["enable", "alice@example.com"]).status == 0)
+        let verified = fixture.run(["verify", "alice@example.com", "--policy-file", policy], input: goodPassword + "\n")
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(fixture.storedHash.hasPrefix("$argon2id$v=19$m=32768,t=3,p=1$"))
+        #expect(fixture.run(["list", "--count-old-hashes", "--policy-file", policy]).stdout == "0\n")
+        // The upgraded hash still verifies under the default policy, and is not made weaker again.
+        let upgraded = fixture.storedHash
+        #expect(fixture.verify("alice@example.com", goodPassword) == 0)
+        #expect(fixture.storedHash == upgraded)
+    }
+
+    @Test func aPolicyFileSetsTheCostsOfNewHashesAndRefusesImpossibleOnes() {
+        let box = Sandbox()
+        let strong = box.file("strong.json", Data(#"{"argon2": {"memoryKiB": 24576}}"#.utf8))
+        #expect(box.run(["--db", box.db, "--policy-file", strong], input: lines(answers)).status == 0)
+        let hash = tool(["python3", "-c", "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT password_hash FROM account').fetchone()[0])",
+                         box.db]).stdout
+        #expect(hash.hasPrefix("$argon2id$v=19$m=24576,t=2,p=1$"))
+        for bad in [#"{"argon2": {"memoryKiB": 8}}"#, #"{"argon2": {"iterations": 0}}"#, #"{"argon2": {"lanes": 2}}"#, #"{"argon2": 5}"#] {
+            let file = box.file("bad.json", Data(bad.utf8))
+            let run = box.run(["--db", box.db, "--policy-file", file], input: lines(answers))
+            #expect(run.status == 64, "\(bad)")
+            #expect(run.stderr.contains("\"argon2\" must be an object"), "\(bad)")
         }
     }
 }
