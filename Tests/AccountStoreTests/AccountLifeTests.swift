@@ -132,3 +132,67 @@ struct AccountLifeTests {
         }
     }
 }
+
+/// Two administrators at once: each change ends in exactly one truthful outcome.
+@Suite("An account's life, concurrently")
+struct AccountLifeConcurrencyTests {
+    @Test("passwd racing delete: the delete lands, passwd either changed the password first or finds no account", arguments: Backend.all)
+    func passwdRacingDelete(backend: Backend) throws {
+        try backend.withFreshLocation { location in
+            let outcomes = Collected<String>()
+            for round in 0..<10 {
+                let email = "user\(round)@example.com"
+                _ = try location.openForWriting().create(email: email, passwordHash: fakeHash)
+                runConcurrently(2) { index in
+                    do {
+                        let store = try location.openForWriting()
+                        if index == 0 {
+                            try store.changePassword(email: email, to: fakeHash)
+                            outcomes.append("changed")
+                        } else {
+                            try store.delete(email: email)
+                            outcomes.append("deleted")
+                        }
+                    } catch StoreError.noAccount {
+                        outcomes.append("no account")
+                    } catch {
+                        outcomes.append("error: \(error)")
+                    }
+                }
+            }
+            #expect(outcomes.all.filter { $0 == "deleted" }.count == 10, "\(outcomes.all)")
+            #expect(outcomes.all.filter { $0 == "changed" || $0 == "no account" }.count == 10, "\(outcomes.all)")
+            #expect(try location.openForWriting().collected().isEmpty)
+        }
+    }
+
+    @Test("an import batch racing a sign-up of the same email: exactly one creates it", arguments: Backend.all)
+    func batchRacingCreate(backend: Backend) throws {
+        try backend.withFreshLocation { location in
+            let outcomes = Collected<String>()
+            _ = try location.openForWriting()
+            for round in 0..<10 {
+                let email = "user\(round)@example.com"
+                runConcurrently(2) { index in
+                    do {
+                        let store = try location.openForWriting()
+                        if index == 0 {
+                            let result = try store.insertBatch([NewAccount(email: email, passwordHash: fakeHash)], update: false, at: Date())
+                            outcomes.append(result == [.taken] ? "taken" : "created")
+                        } else {
+                            _ = try store.create(email: email, passwordHash: fakeHash)
+                            outcomes.append("created")
+                        }
+                    } catch StoreError.emailTaken {
+                        outcomes.append("taken")
+                    } catch {
+                        outcomes.append("error: \(error)")
+                    }
+                }
+            }
+            #expect(outcomes.all.filter { $0 == "created" }.count == 10, "\(outcomes.all)")
+            #expect(outcomes.all.filter { $0 == "taken" }.count == 10, "\(outcomes.all)")
+            #expect(try location.openForWriting().collected().count == 10)
+        }
+    }
+}
