@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 
@@ -66,5 +67,45 @@ import Testing
         try accepted.send("y\r")
         #expect(try accepted.wait() == .exited(0))
         #expect(try scratch.storedEmails() == [])
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SIGNUP_TEST_PG"] != nil, "PostgreSQL cases skipped: SIGNUP_TEST_PG is not set"))
+    func passwdAndDeleteAtATerminalOnPostgreSQL() throws {
+        let admin = ProcessInfo.processInfo.environment["SIGNUP_TEST_PG"] ?? ""
+        let scratch = try ScratchFolder()
+        let name = "signup_tty_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        func psql(_ sql: String, database: String) throws -> String {
+            try runProcess("/usr/bin/psql", ["-X", "-A", "-t", "-q", "-d", admin + " dbname=\(database)", "-c", sql])
+                .output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        _ = try psql("CREATE DATABASE \(name)", database: "postgres")
+        defer { _ = try? psql("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", database: "postgres") }
+        let db = admin + " dbname=\(name)"
+        let created = try runProcess(signupBinary, ["--db", db, "--no-interactive", "--quiet"],
+                                     input: "taken@example.com\n\(existingAccountPassword)\n\(existingAccountPassword)\n",
+                                     environment: ["HOME": scratch.path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no"])
+        #expect(created.status == 0, "\(created.output)")
+        let before = try psql("SELECT password_hash FROM account", database: name)
+
+        let passwd = try PseudoTerminal(executable: signupBinary, arguments: ["passwd", "taken@example.com", "--db", db],
+                                        environment: PseudoTerminal.environment(["HOME": scratch.path]))
+        defer { passwd.kill(SIGKILL) }
+        try passwd.expect("Password: ")
+        try passwd.send("Harbor-Tulip-Kite-93\r")
+        try passwd.expect("Confirm password: ")
+        try passwd.send("Harbor-Tulip-Kite-93\r")
+        try passwd.expect("Change the password? [Y/n/e] ")
+        try passwd.send("y\r")
+        #expect(try passwd.wait(timeout: 30) == .exited(0))
+        #expect(!passwd.text().contains("Harbor-Tulip-Kite-93"))
+        #expect(try psql("SELECT password_hash <> '\(before)' AND password_changed_at IS NOT NULL FROM account", database: name) == "t")
+
+        let delete = try PseudoTerminal(executable: signupBinary, arguments: ["delete", "taken@example.com", "--db", db],
+                                        environment: PseudoTerminal.environment(["HOME": scratch.path]))
+        defer { delete.kill(SIGKILL) }
+        try delete.expect("Delete taken@example.com? [y/N] ")
+        try delete.send("y\r")
+        #expect(try delete.wait(timeout: 30) == .exited(0))
+        #expect(try psql("SELECT count(*) FROM account", database: name) == "0")
     }
 }
