@@ -108,6 +108,7 @@ struct ImportRun {
     let progress: Bool
     private var summary = ImportSummary()
     private var store: (any AccountBackend)?
+    private var opened = false
     private var started = DispatchTime.now()
 
     init(location: StoreLocation, policy: PasswordPolicy, update: Bool, dryRun: Bool, progress: Bool) {
@@ -126,13 +127,9 @@ struct ImportRun {
         var hash: PasswordHash?
     }
 
+    /// Imports every record of `input`; the store is opened at the first batch, so a file with
+    /// no row to store creates no database.
     mutating func importing(from input: LineInput) throws -> ImportSummary {
-        do throws(StoreError) {
-            store = dryRun ? try location.openExisting() : try location.openForWriting()
-        } catch {
-            IO.write("error: \(VisibleText.of(error.description))\n", to: 2)
-            throw ExitCode(ExitStatus.storage)
-        }
         var reader = RecordReader(input)
         let form = SignupForm.make(policy: policy, strength: .zxcvbn)
         var batch: [Row] = []
@@ -150,6 +147,11 @@ struct ImportRun {
         }
         if !batch.isEmpty && summary.storageFailure == nil { store(&batch) }
         if progress { IO.write("\n", to: 2) }
+        if let code = input.readError {
+            IO.write("error: cannot read the file to import: \(String(cString: strerror(code)))"
+                + (summary.created + summary.updated > 0 ? "; the rows read before were stored\n" : "\n"), to: 2)
+            throw ExitCode(ExitStatus.incomplete)
+        }
         return summary
     }
 
@@ -190,6 +192,15 @@ struct ImportRun {
     /// which emails are taken), reports taken emails, and empties the batch.
     private mutating func store(_ batch: inout [Row]) {
         defer { batch.removeAll(keepingCapacity: true) }
+        if !opened {
+            opened = true
+            do throws(StoreError) {
+                store = dryRun ? try location.openExisting() : try location.openForWriting()
+            } catch {
+                summary.storageFailure = error.description
+                return
+            }
+        }
         if dryRun {
             for row in batch {
                 let taken: Bool

@@ -103,4 +103,14 @@ import Testing
         let emails = box.accounts().compactMap { $0["email"] as? String }
         #expect(emails.count == count && Set(emails).count == count)
     }
+
+    @Test func aFileThatCannotBeReadIs66AndCreatesNoDatabase() {
+        let box = Sandbox()
+        let folder = box.run(["import", box.folder.path, "--db", box.db])
+        #expect(folder.status == 66)
+        #expect(folder.stderr.contains("cannot read the file to import"))
+        let missing = box.run(["import", box.folder.appendingPathComponent("none.csv").path, "--db", box.db])
+        #expect(missing.status == 66)
+        #expect(!FileManager.default.fileExists(atPath: box.db))
+    }
 }
