@@ -58,8 +58,9 @@ struct ImportCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.incomplete)
             }
         }
+        let progress = isTerminal(2) && !json
         var run = ImportRun(location: location, policy: passwordPolicy, update: update, dryRun: dryRun,
-                            progress: isTerminal(2) && !json)
+                            progress: progress, total: progress ? Self.lineCount(fd) : nil)
         let summary = try run.importing(from: LineInput(fd: fd))
         summary.show(json: json, dryRun: dryRun)
         if let failure = IO.outputFailure {
@@ -71,6 +72,24 @@ struct ImportCommand: ParsableCommand {
             throw ExitCode(ExitStatus.storage)
         }
         throw ExitCode(summary.rejected > 0 ? ExitStatus.invalid : 0)
+    }
+}
+
+extension ImportCommand {
+    /// The lines of a regular file (for the progress line's total and time left), read from its
+    /// start and rewound; nil for a pipe or a terminal, which cannot be read twice.
+    static func lineCount(_ fd: Int32) -> Int? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var lines = 0
+        while true {
+            let got = IO.read(fd, into: &buffer, count: buffer.count)
+            if got <= 0 { break }
+            lines += buffer[..<got].count(where: { $0 == UInt8(ascii: "\n") })
+        }
+        guard lseek(fd, 0, SEEK_SET) == 0 else { return nil }
+        return max(0, lines - 1)  // the header, or (JSON Lines) one more row that the count may miss at the end
     }
 }
 
@@ -106,12 +125,15 @@ struct ImportRun {
     let update: Bool
     let dryRun: Bool
     let progress: Bool
+    /// The rows the file holds, when it could be counted, for "done/total" and the time left.
+    let total: Int?
     private var summary = ImportSummary()
     private var store: (any AccountBackend)?
     private var opened = false
     private var started = DispatchTime.now()
 
-    init(location: StoreLocation, policy: PasswordPolicy, update: Bool, dryRun: Bool, progress: Bool) {
+    init(location: StoreLocation, policy: PasswordPolicy, update: Bool, dryRun: Bool, progress: Bool, total: Int?) {
+        self.total = total
         self.location = location
         self.policy = policy
         self.update = update
@@ -260,8 +282,15 @@ struct ImportRun {
         guard progress else { return }
         let done = summary.created + summary.updated + summary.taken + summary.rejected
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        let rate = seconds > 0 ? Int(Double(done) / seconds) : 0
-        IO.write("\r\(done) rows, \(rate)/s  ", to: 2)
+        let rate = seconds > 0 ? Double(done) / seconds : 0
+        var line = "\r\(done)"
+        if let total, total >= done {
+            line += "/\(total) rows, \(Int(rate))/s"
+            if rate > 0 { line += ", about \(Int((Double(total - done) / rate).rounded(.up))) s left" }
+        } else {
+            line += " rows, \(Int(rate))/s"
+        }
+        IO.write(line + "   ", to: 2)
     }
 }
 

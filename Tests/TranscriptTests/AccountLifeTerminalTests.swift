@@ -108,4 +108,19 @@ import Testing
         #expect(try delete.wait(timeout: 30) == .exited(0))
         #expect(try psql("SELECT count(*) FROM account", database: name) == "0")
     }
+
+    @Test func importAtATerminalShowsItsProgressOnStandardError() throws {
+        let scratch = try ScratchFolder()
+        var csv = "email,password\n"
+        for index in 0..<260 { csv += "user\(index)@example.com,Harbor-Tulip-\(index)-Kite\n" }
+        let file = scratch.path + "/many.csv"
+        try csv.write(toFile: file, atomically: true, encoding: .utf8)
+        let terminal = try start(["import", file], scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("256/260 rows", timeout: 60)
+        #expect(try terminal.wait(timeout: 60) == .exited(0))
+        #expect(terminal.text().contains("260/260 rows"))
+        #expect(terminal.text().contains("Imported: created 260"))
+        #expect(!terminal.text().contains("Harbor-Tulip-"))
+    }
 }
