@@ -123,19 +123,20 @@ struct RecordReader {
         return fields
     }
 
-    /// One JSON Lines object: `email` and `password` or `password_hash`, all strings.
+    /// One JSON Lines object: `email` and `password` or `password_hash`, all strings, and no other key
+    /// (a misspelt key must not leave a row without its password unnoticed).
     private static func jsonRecord(_ text: String, line: Int) -> Record {
-        struct Object: Decodable {
-            var email: String?
-            var password: String?
-            var password_hash: String?
-        }
-        guard let object = try? JSONDecoder().decode(Object.self, from: Data(text.utf8)) else {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
             return .problem(line: line, code: "json.malformed")
         }
-        switch (object.password, object.password_hash) {
-        case (let password?, nil): return .row(line: line, email: object.email ?? "", secret: password, isHash: false)
-        case (nil, let hash?): return .row(line: line, email: object.email ?? "", secret: hash, isHash: true)
+        guard Set(object.keys).isSubset(of: ["email", "password", "password_hash"]) else {
+            return .problem(line: line, code: "json.unknownKey (only email, password and password_hash)")
+        }
+        guard object.values.allSatisfy({ $0 is String }) else { return .problem(line: line, code: "json.notAString") }
+        let email = object["email"] as? String ?? ""
+        switch (object["password"] as? String, object["password_hash"] as? String) {
+        case (let password?, nil): return .row(line: line, email: email, secret: password, isHash: false)
+        case (nil, let hash?): return .row(line: line, email: email, secret: hash, isHash: true)
         default: return .problem(line: line, code: "json.passwordOrHash (give exactly one of password and password_hash)")
         }
     }

@@ -113,4 +113,21 @@ import Testing
         #expect(missing.status == 66)
         #expect(!FileManager.default.fileExists(atPath: box.db))
     }
+
+    @Test func aJSONLineWithAnUnknownKeyOrNoPasswordIsRejected() {
+        let box = Sandbox()
+        let jsonLines = """
+            {"email":"a@example.com","pasword":"Harbor-Tulip-Kite-93"}
+            {"email":"b@example.com","password":7}
+            {"email":"c@example.com"}
+            {"email":"d@example.com","password":"Harbor-Tulip-Kite-93"}
+
+            """
+        let run = box.run(["import", box.file("x.jsonl", Data(jsonLines.utf8)), "--db", box.db], secrets: ["Harbor-Tulip-Kite-93"])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("line 1: json.unknownKey"))
+        #expect(run.stderr.contains("line 2: json.notAString"))
+        #expect(run.stderr.contains("line 3: json.passwordOrHash"))
+        #expect(box.accounts().compactMap { $0["email"] as? String } == ["d@example.com"])
+    }
 }
