@@ -8,20 +8,49 @@ public struct Account: Sendable, Equatable, Codable {
     public let email: String
     /// When the account was created, in UTC ISO 8601 (`2026-11-22T02:35:12Z`).
     public let createdAt: String
+    /// Whether the account may sign in: only an ``AccountState/active`` one may.
+    public let state: AccountState
+    /// When its password was last changed (UTC ISO 8601), or nil when never since it was created.
+    public let passwordChangedAt: String?
 
     /// Makes an account value; the store is what assigns ids.
-    public init(id: Int64, email: String, createdAt: String) {
+    public init(id: Int64, email: String, createdAt: String, state: AccountState = .active, passwordChangedAt: String? = nil) {
         self.id = id
         self.email = email
         self.createdAt = createdAt
+        self.state = state
+        self.passwordChangedAt = passwordChangedAt
+    }
+}
+
+/// Whether an account may sign in; stored as its raw value in the `state` column.
+public enum AccountState: String, Sendable, Hashable, Codable, CaseIterable {
+    /// It may sign in: the only state that may.
+    case active
+    /// An administrator disabled it (`signup disable`); its row and hash are kept.
+    case disabled
+    /// Created and waiting for an administrator to enable it.
+    case pending
+
+    /// The state a stored value names; a value no version of signup writes reads as `disabled`,
+    /// so a hand-edited or hostile row can never sign in by it.
+    public init(stored: String) {
+        self = AccountState(rawValue: stored) ?? .disabled
     }
 }
 
 /// The columns of `account` that may leave the store: never the hash.
 enum AccountRow {
-    /// Every account in id order, each column read safely (``SafeColumn``): id, email, created_at.
-    static let selectAll = "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email, "
-        + "\(SafeColumn.text("created_at")) AS created_at FROM account ORDER BY account.id"
+    /// Accounts in id order, each column read safely (``SafeColumn``): id, email, created_at,
+    /// state, password_changed_at (NULL stays NULL); only those in state `?1` unless it is NULL.
+    /// `hasStates` is false on a database read before its `v3-account-state` migration.
+    static func select(hasStates: Bool) -> String {
+        let state = hasStates ? SafeColumn.text("state") : "'active'"
+        let changed = hasStates ? "CAST(password_changed_at AS TEXT)" : "NULL"
+        return "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email, "
+            + "\(SafeColumn.text("created_at")) AS created_at, \(state) AS state, \(changed) AS password_changed_at "
+            + "FROM account WHERE ?1 IS NULL OR \(state) = ?1 ORDER BY account.id"
+    }
 }
 
 /// Columns as another program may have filled them: NULL, a number, bytes that are not UTF-8.

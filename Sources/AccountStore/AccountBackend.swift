@@ -1,4 +1,5 @@
 import Foundation
+import SignupCore
 
 /// What the program needs from wherever accounts are stored; SQLite and PostgreSQL both provide it.
 ///
@@ -12,7 +13,9 @@ public protocol AccountBackend: AnyObject {
     ///
     /// `whenLocked` runs just before the commit, once nothing but the commit is left to wait
     /// for: a caller that must not be interrupted while committing holds its signals there.
-    func create(email: String, passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void) throws(StoreError) -> Account
+    func create(
+        email: String, passwordHash: PasswordHash, at date: Date, state: AccountState, whenLocked: () -> Void
+    ) throws(StoreError) -> Account
     /// Whether an account with this email's key exists.
     func isTaken(email: String) throws(StoreError) -> Bool
     /// What a password for this email is checked against: its account's stored hash or, when
@@ -26,18 +29,66 @@ public protocol AccountBackend: AnyObject {
     /// not; outside reviews five and six.) Accounts whose costs differ from the newest one's
     /// still take their own time.
     func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget
-    /// Hands each account to `body` in id order without holding them all; `body` returns false to stop.
-    func streamAccounts(_ body: (Account) -> Bool) throws(StoreError)
+    /// Hands each account (only those in `state`, unless nil) to `body` in id order without
+    /// holding them all; `body` returns false to stop.
+    func streamAccounts(inState state: AccountState?, _ body: (Account) -> Bool) throws(StoreError)
+    /// Replaces the account's hash with `passwordHash` and records `date` as when its password
+    /// changed, in one transaction; the old hash is overwritten, not kept (SQLite: `secure_delete`).
+    /// Throws ``StoreError/noAccount`` when no account has the email.
+    func changePassword(email: String, to passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void) throws(StoreError)
+    /// Sets the account's state and returns the state it had; ``StoreError/noAccount`` when none has the email.
+    func setState(_ state: AccountState, email: String) throws(StoreError) -> AccountState
+    /// Removes the account's row, hash and all; ``StoreError/noAccount`` when none has the email.
+    func delete(email: String, whenLocked: () -> Void) throws(StoreError)
+    /// Replaces the stored hash with `passwordHash` only if it is still `verified` (the one a
+    /// password was just checked against), so an upgrade never overwrites a concurrent change.
+    /// Returns whether it replaced it; the time a password changed is not touched.
+    func rehash(email: String, verified: String, to passwordHash: PasswordHash) throws(StoreError) -> Bool
+    /// How many accounts have a hash ``PasswordHasher/needsRehash(_:for:)`` would upgrade to `costs`,
+    /// read one row at a time.
+    func countHashes(weakerThan costs: PasswordPolicy.Argon2Costs) throws(StoreError) -> Int
+    /// Stores `rows` in one transaction and says, for each in order, what became of it: an email
+    /// already taken is left as it is, or (with `update`) gets the row's hash as a password change.
+    /// Either every outcome is committed or none is.
+    func insertBatch(_ rows: [NewAccount], update: Bool, at date: Date) throws(StoreError) -> [BatchOutcome]
     /// Does what ``create(email:passwordHash:at:whenLocked:)`` does up to its commit, then rolls
     /// back: throws what `create` would throw (a taken email, a read-only or append-only file, a
     /// role that may not insert, a row-level security policy, …) and stores nothing.
     func rehearseCreate(email: String, passwordHash: PasswordHash) throws(StoreError)
 }
 
+/// One account to store in a batch (``AccountBackend/insertBatch(_:update:at:)``).
+public struct NewAccount: Sendable, Equatable {
+    /// The email as entered; the store trims it, makes it NFC and keys it.
+    public var email: String
+    /// Its Argon2id hash.
+    public var passwordHash: PasswordHash
+    /// The state it is created in.
+    public var state: AccountState
+
+    /// An account to create in `state`.
+    public init(email: String, passwordHash: PasswordHash, state: AccountState = .active) {
+        self.email = email
+        self.passwordHash = passwordHash
+        self.state = state
+    }
+}
+
+/// What a batch did with one of its rows.
+public enum BatchOutcome: Sendable, Equatable {
+    /// A new account with this id.
+    case created(id: Int64)
+    /// The email was taken; nothing changed.
+    case taken
+    /// The email was taken and its password was changed (`update`).
+    case updated
+}
+
 /// What a password is checked against (``AccountBackend/verificationTarget(forEmail:)``).
 public enum VerificationTarget: Sendable, Hashable {
-    /// The stored PHC hash of the account with this email.
-    case account(hash: String)
+    /// The stored PHC hash of the account with this email, and the account's state: read in the
+    /// same query, so every answer (matches, does not, disabled) costs the same.
+    case account(hash: String, state: AccountState = .active)
     /// No account has this email. `decoy` is the newest account's stored hash, checked only to take
     /// the time a real account takes (``PasswordHasher/check(_:against:)-(_,VerificationTarget)``
     /// then answers "does not match"); nil when the store holds no account.
@@ -47,17 +98,37 @@ public enum VerificationTarget: Sendable, Hashable {
 extension AccountBackend {
     /// The stored PHC hash for this email's key, or nil when there is no such account.
     public func passwordHash(forEmail email: String) throws(StoreError) -> String? {
-        if case .account(let hash) = try verificationTarget(forEmail: email) { hash } else { nil }
+        if case .account(let hash, _) = try verificationTarget(forEmail: email) { hash } else { nil }
+    }
+
+    /// Every account in id order, to `body`, until it returns false.
+    public func streamAccounts(_ body: (Account) -> Bool) throws(StoreError) {
+        try streamAccounts(inState: nil, body)
+    }
+
+    /// Stores a new active account created at `date`; `whenLocked` as in the requirement.
+    public func create(email: String, passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void) throws(StoreError) -> Account {
+        try create(email: email, passwordHash: passwordHash, at: date, state: .active, whenLocked: whenLocked)
+    }
+
+    /// Changes the account's password now.
+    public func changePassword(email: String, to passwordHash: PasswordHash) throws(StoreError) {
+        try changePassword(email: email, to: passwordHash, at: Date(), whenLocked: {})
+    }
+
+    /// Removes the account.
+    public func delete(email: String) throws(StoreError) {
+        try delete(email: email, whenLocked: {})
     }
 
     /// Stores a new account created now.
     public func create(email: String, passwordHash: PasswordHash) throws(StoreError) -> Account {
-        try create(email: email, passwordHash: passwordHash, at: Date(), whenLocked: {})
+        try create(email: email, passwordHash: passwordHash, at: Date(), state: .active, whenLocked: {})
     }
 
     /// Stores a new account created at `date`.
     public func create(email: String, passwordHash: PasswordHash, at date: Date) throws(StoreError) -> Account {
-        try create(email: email, passwordHash: passwordHash, at: date, whenLocked: {})
+        try create(email: email, passwordHash: passwordHash, at: date, state: .active, whenLocked: {})
     }
 }
 
@@ -97,6 +168,13 @@ extension StoreLocation {
         case .postgres(let location):
             try PostgresStore.checkWritable(location)
         }
+    }
+
+    /// Opens an existing store for writing (migrating it), or returns nil when there is none: a
+    /// command that changes an account creates no database.
+    public func openExistingForWriting() throws(StoreError) -> (any AccountBackend)? {
+        guard try openExisting() != nil else { return nil }
+        return try openForWriting()
     }
 
     /// Opens an existing store for reading, or returns nil when there is none yet. Creates nothing.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import SignupCore
 
 /// The accounts database: one SQLite file in WAL mode, shared safely by many processes.
 ///
@@ -18,6 +19,8 @@ public final class AccountStore: Sendable {
     private let isReadOnly: Bool
     /// Whether the keys on disk still predate `v2-email-key-casefold` (a reader never migrates).
     private let hasOldKeys: Bool
+    /// Whether `v3-account-state` has run (a reader of an older file sees every account as active).
+    private let hasStates: Bool
 
     private var queue: DatabaseQueue { connection.queue }
 
@@ -66,6 +69,7 @@ public final class AccountStore: Sendable {
         connection = Connection(try Self.openQueue(name.text, path: path), held: name.descriptor)
         do {
             hasOldKeys = false
+            hasStates = true
             // Migrations run first, in the file's own journal mode: in a transaction a damaged
             // file refuses is rolled back, so it keeps its bytes (the WAL switch rewrites the
             // header and cannot be undone). A file that migrated is then switched to WAL.
@@ -88,13 +92,15 @@ public final class AccountStore: Sendable {
         let queue = immutable ? try Self.openImmutable(name, path: path) : try Self.openQueue(name.text, path: path)
         connection = Connection(queue, held: name.descriptor)
         hasOldKeys = false
+        hasStates = true
     }
 
-    private init(reader: AccountStore, hasOldKeys: Bool) {
+    private init(reader: AccountStore, hasOldKeys: Bool, hasStates: Bool) {
         path = reader.path
         isReadOnly = true
         connection = reader.connection
         self.hasOldKeys = hasOldKeys
+        self.hasStates = hasStates
     }
 
     /// Opens an existing database read-only, or returns nil when there is none yet.
@@ -130,7 +136,8 @@ public final class AccountStore: Sendable {
         }
         switch contents {
         case .empty: return nil
-        case .signup(let current): return current ? store : AccountStore(reader: store, hasOldKeys: true)
+        case .signup(let oldKeys, let states):
+            return !oldKeys && states ? store : AccountStore(reader: store, hasOldKeys: oldKeys, hasStates: states)
         }
     }
 
@@ -145,24 +152,28 @@ public final class AccountStore: Sendable {
     /// the commit: a caller that must not be interrupted while committing (but may be while
     /// waiting for another writer) holds its signals there.
     public func create(
-        email: String, passwordHash: PasswordHash, at date: Date = Date(), whenLocked: () -> Void = {}
+        email: String, passwordHash: PasswordHash, at date: Date = Date(), state: AccountState = .active, whenLocked: () -> Void = {}
     ) throws(StoreError) -> Account {
+        try checkWritable()
+        return try insert(email: email, passwordHash: passwordHash, at: date, state: state, whenLocked: whenLocked, completion: .commit)
+    }
+
+    private func checkWritable() throws(StoreError) {
         guard !isReadOnly else {
             throw .unavailable(reason: "the database \(path) is read-only (opened for reading)")
         }
-        return try insert(email: email, passwordHash: passwordHash, at: date, whenLocked: whenLocked, completion: .commit)
     }
 
     /// The insert of ``create(email:passwordHash:at:whenLocked:)`` in an immediate transaction
     /// that is rolled back (``AccountBackend/rehearseCreate(email:passwordHash:)``). It runs on a
     /// reader too: only the real write is refused there by the reader flag, not by SQLite.
     public func rehearseCreate(email: String, passwordHash: PasswordHash) throws(StoreError) {
-        _ = try insert(email: email, passwordHash: passwordHash, at: Date(), whenLocked: {}, completion: .rollback)
+        _ = try insert(email: email, passwordHash: passwordHash, at: Date(), state: .active, whenLocked: {}, completion: .rollback)
     }
 
     /// One insert in an immediate transaction, ended by `completion`: the real one and its rehearsal.
     private func insert(
-        email: String, passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void,
+        email: String, passwordHash: PasswordHash, at date: Date, state: AccountState, whenLocked: () -> Void,
         completion: Database.TransactionCompletion
     ) throws(StoreError) -> Account {
         let key = Self.key(forEmail: email)
@@ -170,19 +181,116 @@ public final class AccountStore: Sendable {
         let createdAt = Self.timestamp(date)
         // Plain SQL, not a GRDB record: a record's insert reads the table's columns and the
         // schema first, which was a third of what the store cost a sign-up (BENCHMARKS.md).
-        let id: Int64 = try access { try queue.writeWithoutTransaction { db in
-            var id: Int64 = 0
+        let id: Int64 = try writing(whenLocked: whenLocked, completion: completion) { db in
+            try db.execute(
+                sql: "INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES (?, ?, ?, ?, ?)",
+                arguments: [email, key, passwordHash.phc, createdAt, state.rawValue])
+            return db.lastInsertedRowID
+        }
+        return Account(id: id, email: email, createdAt: createdAt, state: state)
+    }
+
+    /// Runs `body` in an immediate transaction ended by `completion` (`whenLocked` once the write
+    /// lock is held). With `removesHashes`, the `-wal` is then checkpointed and truncated, so the
+    /// old page images it held (an old hash among them) do not outlive the change; when a reader
+    /// keeps the checkpoint from finishing, they are overwritten by later writes instead.
+    private func writing<T>(
+        whenLocked: () -> Void = {}, completion: Database.TransactionCompletion = .commit, removesHashes: Bool = false,
+        _ body: (Database) throws -> T
+    ) throws(StoreError) -> T {
+        try access { try queue.writeWithoutTransaction { db in
+            var result: T?
             try db.inTransaction(.immediate) {
                 whenLocked()
-                try db.execute(
-                    sql: "INSERT INTO account (email, email_key, password_hash, created_at) VALUES (?, ?, ?, ?)",
-                    arguments: [email, key, passwordHash.phc, createdAt])
-                id = db.lastInsertedRowID
+                result = try body(db)
                 return completion
             }
-            return id
+            if removesHashes && completion == .commit {
+                _ = try? Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+            return result!
         } }
-        return Account(id: id, email: email, createdAt: createdAt)
+    }
+
+    /// Runs one statement that changes the row of `email`'s key, or throws ``StoreError/noAccount``.
+    private func changeRow(
+        _ sql: String, _ arguments: StatementArguments, email: String, whenLocked: () -> Void = {}, removesHashes: Bool
+    ) throws(StoreError) {
+        try checkWritable()
+        let changed = try writing(whenLocked: whenLocked, removesHashes: removesHashes) { db in
+            try db.execute(sql: sql, arguments: arguments + [Self.key(forEmail: email)])
+            return db.changesCount
+        }
+        if changed == 0 { throw .noAccount }
+    }
+
+    /// Replaces the account's hash (``AccountBackend/changePassword(email:to:at:whenLocked:)``).
+    public func changePassword(email: String, to passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void) throws(StoreError) {
+        try changeRow("UPDATE account SET password_hash = ?, password_changed_at = ? WHERE email_key = ?",
+                      [passwordHash.phc, Self.timestamp(date)], email: email, whenLocked: whenLocked, removesHashes: true)
+    }
+
+    /// Sets the account's state (``AccountBackend/setState(_:email:)``).
+    public func setState(_ state: AccountState, email: String) throws(StoreError) -> AccountState {
+        try checkWritable()
+        let key = Self.key(forEmail: email)
+        let before: String? = try writing { db in
+            let before = try String.fetchOne(db, sql: "SELECT \(SafeColumn.text("state")) FROM account WHERE email_key = ?", arguments: [key])
+            if before != nil {
+                try db.execute(sql: "UPDATE account SET state = ? WHERE email_key = ?", arguments: [state.rawValue, key])
+            }
+            return before
+        }
+        guard let before else { throw .noAccount }
+        return AccountState(stored: before)
+    }
+
+    /// Removes the account (``AccountBackend/delete(email:whenLocked:)``).
+    public func delete(email: String, whenLocked: () -> Void) throws(StoreError) {
+        try changeRow("DELETE FROM account WHERE email_key = ?", [], email: email, whenLocked: whenLocked, removesHashes: true)
+    }
+
+    /// Replaces a verified hash (``AccountBackend/rehash(email:verified:to:)``).
+    public func rehash(email: String, verified: String, to passwordHash: PasswordHash) throws(StoreError) -> Bool {
+        do throws(StoreError) {
+            try changeRow("UPDATE account SET password_hash = ? WHERE password_hash = ? AND email_key = ?",
+                          [passwordHash.phc, verified], email: email, removesHashes: true)
+            return true
+        } catch .noAccount {
+            return false
+        }
+    }
+
+    /// Counts weaker hashes (``AccountBackend/countHashes(weakerThan:)``).
+    public func countHashes(weakerThan costs: PasswordPolicy.Argon2Costs) throws(StoreError) -> Int {
+        try access { try queue.read { db in
+            var count = 0
+            let hashes = try String.fetchCursor(db, sql: "SELECT \(SafeColumn.hash) FROM account")
+            while let hash = try hashes.next() {
+                if PasswordHasher.needsRehash(hash, for: costs) { count += 1 }
+            }
+            return count
+        } }
+    }
+
+    /// Stores many accounts in one transaction (``AccountBackend/insertBatch(_:update:at:)``).
+    public func insertBatch(_ rows: [NewAccount], update: Bool, at date: Date) throws(StoreError) -> [BatchOutcome] {
+        try checkWritable()
+        let now = Self.timestamp(date)
+        return try writing(removesHashes: update) { db in
+            try rows.map { row in
+                let key = Self.key(forEmail: row.email)
+                try db.execute(
+                    sql: "INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES (?, ?, ?, ?, ?) "
+                        + "ON CONFLICT (email_key) DO NOTHING",
+                    arguments: [Self.normalized(row.email), key, row.passwordHash.phc, now, row.state.rawValue])
+                if db.changesCount == 1 { return .created(id: db.lastInsertedRowID) }
+                guard update else { return .taken }
+                try db.execute(sql: "UPDATE account SET password_hash = ?, password_changed_at = ? WHERE email_key = ?",
+                               arguments: [row.passwordHash.phc, now, key])
+                return .updated
+            }
+        }
     }
 
     /// Whether an account with this email key already exists.
@@ -198,9 +306,10 @@ public final class AccountStore: Sendable {
     /// GRDB's per-row values and their reference counting cost more than the rest of `signup list`
     /// (BENCHMARKS.md, issue 11). Text is read by its length, so a NUL inside a stored email is
     /// kept (and shown visibly by the caller), not taken for the email's end.
-    public func streamAccounts(_ body: (Account) -> Bool) throws(StoreError) {
+    public func streamAccounts(inState state: AccountState?, _ body: (Account) -> Bool) throws(StoreError) {
         try access { try queue.read { db in
-            let statement = try db.makeStatement(sql: AccountRow.selectAll)
+            let statement = try db.makeStatement(sql: AccountRow.select(hasStates: hasStates))
+            try statement.setArguments([state?.rawValue])
             let raw = statement.sqliteStatement
             while true {
                 let code = sqlite3_step(raw)
@@ -213,7 +322,9 @@ public final class AccountStore: Sendable {
                 let account = Account(
                     id: sqlite3_column_int64(raw, 0),
                     email: Self.text(raw, column: 1),
-                    createdAt: Self.text(raw, column: 2))
+                    createdAt: Self.text(raw, column: 2),
+                    state: AccountState(stored: Self.text(raw, column: 3)),
+                    passwordChangedAt: sqlite3_column_type(raw, 4) == SQLITE_NULL ? nil : Self.text(raw, column: 4))
                 if !body(account) { return }
             }
         } }
@@ -239,6 +350,7 @@ public final class AccountStore: Sendable {
         let key = Self.key(forEmail: email)
         return try access { try queue.read { db in
             var found: String?
+            var state = "active"
             if hasOldKeys {
                 // The keys on disk are v1's: compare today's key of every email (a reader does not migrate).
                 // The whole table is read either way, so the time does not tell a known email from an unknown one.
@@ -249,11 +361,14 @@ public final class AccountStore: Sendable {
                     if found == nil, Self.key(forEmail: row["email"]) == key { found = row["password_hash"] }
                 }
             } else {
-                found = try String.fetchOne(db, sql: "SELECT \(SafeColumn.hash) FROM account WHERE email_key = ?", arguments: [key])
+                let stateColumn = hasStates ? SafeColumn.text("state") : "'active'"
+                let row = try Row.fetchOne(db, sql: "SELECT \(SafeColumn.hash), \(stateColumn) FROM account WHERE email_key = ?", arguments: [key])
+                found = row?[0]
+                state = row?[1] ?? state
             }
             // Looked up for a known email too: both take the same queries.
             let decoy = try Self.decoy(db)
-            return found.map { .account(hash: $0) } ?? .noAccount(decoy: decoy)
+            return found.map { .account(hash: $0, state: AccountState(stored: state)) } ?? .noAccount(decoy: decoy)
         } }
     }
 
@@ -282,6 +397,8 @@ public final class AccountStore: Sendable {
         configuration.prepareDatabase { db in
             // A setting of this connection only: nothing is written.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Freed bytes are zeroed: a changed or deleted hash does not linger in free pages.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         do {
             return try DatabaseQueue(path: name, configuration: configuration)

@@ -5,7 +5,14 @@ import SignupCore
 enum Migrations {
     static let accountsTable = "v1-accounts"
     static let caseFoldedKeys = "v2-email-key-casefold"
-    static let known: Set<String> = [accountsTable, caseFoldedKeys]
+    static let accountState = "v3-account-state"
+    static let known: Set<String> = [accountsTable, caseFoldedKeys, accountState]
+    /// What `v3-account-state` adds, in both backends' SQL: an account's state (only `active` signs
+    /// in) and when its password last changed (NULL until it does).
+    static let accountStateColumns = [
+        "ALTER TABLE account ADD COLUMN state TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'disabled', 'pending'))",
+        "ALTER TABLE account ADD COLUMN password_changed_at TEXT",
+    ]
 
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
@@ -40,6 +47,9 @@ enum Migrations {
                 try db.execute(sql: "UPDATE account SET email_key = ? WHERE id = ?", arguments: [key, id])
             }
         }
+        migrator.registerMigration(accountState) { db in
+            for statement in accountStateColumns { try db.execute(sql: statement) }
+        }
         return migrator
     }()
 
@@ -69,8 +79,9 @@ enum Migrations {
     enum Contents: Equatable {
         /// No tables, or only GRDB's bookkeeping: a new database.
         case empty
-        /// Ours; `current` is false while a known migration is still to run.
-        case signup(current: Bool)
+        /// Ours; `oldKeys` while `v2-email-key-casefold` is still to run, `states` once
+        /// `v3-account-state` has run.
+        case signup(oldKeys: Bool, states: Bool)
     }
 
     /// Classifies `db` and refuses what must not be used (SPEC 8): another program's
@@ -96,16 +107,18 @@ enum Migrations {
             throw StoreError.unavailable(reason: "the database \(path) was made by a newer version of signup "
                 + "(it has the migration\(unknown.count == 1 ? "" : "s") \(names), which this version does not know); it was left untouched")
         }
-        try checkAccountTable(db, path: path)
-        if applied.contains(caseFoldedKeys) { return .signup(current: true) }
+        let states = applied.contains(accountState)
+        try checkAccountTable(db, path: path, states: states)
+        if applied.contains(caseFoldedKeys) { return .signup(oldKeys: false, states: states) }
         if let clash = try keyClash(db, path: path) { throw clash }
-        return .signup(current: false)
+        return .signup(oldKeys: true, states: states)
     }
 
     /// Refuses an account table without our columns or without its unique key on `email_key`.
-    private static func checkAccountTable(_ db: Database, path: DatabasePath) throws {
+    private static func checkAccountTable(_ db: Database, path: DatabasePath, states: Bool) throws {
         let columns = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('account')"))
-        let missing = ["id", "email", "email_key", "password_hash", "created_at"].filter { !columns.contains($0) }
+        let expected = ["id", "email", "email_key", "password_hash", "created_at"] + (states ? ["state", "password_changed_at"] : [])
+        let missing = expected.filter { !columns.contains($0) }
         guard missing.isEmpty else {
             throw StoreError.unavailable(reason: "the database \(path) cannot be used: its account table lacks the column "
                 + missing.joined(separator: ", "))

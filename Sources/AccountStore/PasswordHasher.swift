@@ -27,10 +27,11 @@ public enum PasswordHasher {
     ///
     /// The salt comes from `SystemRandomNumberGenerator` (`getrandom(2)` on
     /// Linux). Errors never contain the password.
-    public static func hash(_ password: Secret) throws(StoreError) -> PasswordHash {
+    public static func hash(_ password: Secret, costs: PasswordPolicy.Argon2Costs = .standard) throws(StoreError) -> PasswordHash {
         let bytes = Array(normalized(password).utf8)
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<saltLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let (iterations, memoryKiB, parallelism) = (UInt32(costs.iterations), UInt32(costs.memoryKiB), UInt32(costs.parallelism))
         let length = argon2_encodedlen(
             iterations, memoryKiB, parallelism, UInt32(saltLength), UInt32(hashLength), Argon2_id
         )
@@ -51,6 +52,14 @@ public enum PasswordHasher {
             throw .unavailable(reason: "cannot hash the password: libargon2 made a string that is not an Argon2id PHC string")
         }
         return PasswordHash(phc: phc, costs: costs)
+    }
+
+    /// Whether the stored `phc` should be made again with `costs` once its password is known:
+    /// its costs are weaker (less memory or fewer passes). False for a string that cannot be read.
+    public static func needsRehash(_ phc: String, for costs: PasswordPolicy.Argon2Costs) -> Bool {
+        guard case .success(let stored) = parse(phc) else { return false }
+        return PasswordPolicy.Argon2Costs(memoryKiB: stored.memoryKiB, iterations: stored.iterations, parallelism: stored.parallelism)
+            .isWeaker(than: costs)
     }
 
     /// Whether the NFC form of `password` matches the PHC string `phc`; the corresponding C function is `argon2id_verify`.
@@ -121,7 +130,7 @@ extension PasswordHasher {
     public static func check(_ password: Secret, against target: VerificationTarget) -> Verdict {
         let phc: String
         switch target {
-        case .account(let hash):
+        case .account(let hash, _):
             phc = hash
         case .noAccount(let decoy):
             let usable = decoy.flatMap { try? PasswordHash(parsing: $0) }

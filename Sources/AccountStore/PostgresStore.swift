@@ -1,4 +1,5 @@
 import Foundation
+import SignupCore
 
 /// The accounts in a PostgreSQL database: the same `account` table, the same named
 /// migrations and the same promises as the SQLite ``AccountStore``.
@@ -10,9 +11,11 @@ public final class PostgresStore: AccountBackend {
     /// Where this store connects, for messages.
     public let location: PostgresLocation
     private let connection: PGConnection
+    /// Whether `v3-account-state` has run (a reader of an older database sees every account as active).
+    private var hasStates = true
 
     /// The migrations this program knows, in order; GRDB's names, so both backends agree.
-    static let migrationNames = ["v1-accounts", "v2-email-key-casefold"]
+    static let migrationNames = ["v1-accounts", "v2-email-key-casefold", Migrations.accountState]
     /// `pg_advisory_xact_lock` key under which migrations run: "signup" in ASCII.
     static let migrationLock = "115471698949488"
 
@@ -32,7 +35,9 @@ public final class PostgresStore: AccountBackend {
     public static func openExisting(_ location: PostgresLocation) throws(StoreError) -> PostgresStore? {
         let connection = try connect(location)
         let store = PostgresStore(location, connection: connection)
-        return try store.appliedMigrations().contains("v1-accounts") ? store : nil
+        let applied = try store.appliedMigrations()
+        store.hasStates = applied.contains(Migrations.accountState)
+        return applied.contains("v1-accounts") ? store : nil
     }
 
     /// Refuses, without writing, a database with no account table yet where `create` could not
@@ -59,7 +64,7 @@ public final class PostgresStore: AccountBackend {
 
     /// Stores a new account (see ``AccountBackend/create(email:passwordHash:at:whenLocked:)``).
     public func create(
-        email: String, passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void
+        email: String, passwordHash: PasswordHash, at date: Date, state: AccountState, whenLocked: () -> Void
     ) throws(StoreError) -> Account {
         let email = AccountStore.normalized(email)
         let key = AccountStore.key(forEmail: email)
@@ -70,9 +75,9 @@ public final class PostgresStore: AccountBackend {
             // The session's start time names this server process, so that after a lost COMMIT
             // a new connection can end exactly this session before it looks for the row.
             inserted = try connection.execute("""
-                INSERT INTO account (email, email_key, password_hash, created_at) VALUES ($1, $2, $3, $4)
+                INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES ($1, $2, $3, $4, $5)
                 RETURNING id, (SELECT backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid())
-                """, [email, key, passwordHash.phc, createdAt])
+                """, [email, key, passwordHash.phc, createdAt, state.rawValue])
         } catch {
             _ = try? connection.execute("ROLLBACK")
             if error.isUniqueViolation { throw .emailTaken }
@@ -93,7 +98,109 @@ public final class PostgresStore: AccountBackend {
             guard error.kind == .connectionLost else { throw storeError(error) }
             return try resolveLostCommit(email: email, key: key, passwordHash: passwordHash, session: session, lost: error)
         }
-        return Account(id: id, email: email, createdAt: createdAt)
+        return Account(id: id, email: email, createdAt: createdAt, state: state)
+    }
+
+    /// Runs one statement on the row of `email`'s key (its key is the last parameter) and returns
+    /// the first column of what it returned, or throws ``StoreError/noAccount`` when no row matched.
+    /// One statement is one transaction. A connection lost before the answer leaves it unknown
+    /// whether the change was made: the message says so.
+    @discardableResult
+    private func changeRow(_ sql: String, _ parameters: [String?], email: String, whenLocked: () -> Void = {}) throws(StoreError) -> String? {
+        let rows: [[String?]]
+        do {
+            try connection.execute("BEGIN")
+            rows = try connection.execute(sql, parameters + [AccountStore.key(forEmail: email)])
+            whenLocked()
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            if error.kind == .connectionLost {
+                throw .unavailable(reason: "the connection to \(location) was lost: the change MAY have been made; check with signup list (libpq: \(error.reason))")
+            }
+            throw storeError(error)
+        }
+        guard let row = rows.first else { throw .noAccount }
+        return row[0]
+    }
+
+    /// Replaces the account's hash (``AccountBackend/changePassword(email:to:at:whenLocked:)``).
+    ///
+    /// PostgreSQL keeps the old row version until VACUUM reclaims it: see SECURITY.md.
+    public func changePassword(email: String, to passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void) throws(StoreError) {
+        try changeRow("UPDATE account SET password_hash = $1, password_changed_at = $2 WHERE email_key = $3 RETURNING id",
+                      [passwordHash.phc, AccountStore.timestamp(date)], email: email, whenLocked: whenLocked)
+    }
+
+    /// Sets the account's state (``AccountBackend/setState(_:email:)``).
+    public func setState(_ state: AccountState, email: String) throws(StoreError) -> AccountState {
+        // The row is locked by the subquery, so the state returned is the one this update replaced.
+        let before = try changeRow("""
+            UPDATE account SET state = $1 FROM (SELECT id, state AS before FROM account WHERE email_key = $2 FOR UPDATE) AS old
+            WHERE account.id = old.id RETURNING old.before
+            """, [state.rawValue], email: email)
+        return AccountState(stored: before ?? "")
+    }
+
+    /// Removes the account (``AccountBackend/delete(email:whenLocked:)``).
+    public func delete(email: String, whenLocked: () -> Void) throws(StoreError) {
+        try changeRow("DELETE FROM account WHERE email_key = $1 RETURNING id", [], email: email, whenLocked: whenLocked)
+    }
+
+    /// Replaces a verified hash (``AccountBackend/rehash(email:verified:to:)``).
+    public func rehash(email: String, verified: String, to passwordHash: PasswordHash) throws(StoreError) -> Bool {
+        do throws(StoreError) {
+            try changeRow("UPDATE account SET password_hash = $1 WHERE password_hash = $2 AND email_key = $3 RETURNING id",
+                          [passwordHash.phc, verified], email: email)
+            return true
+        } catch .noAccount {
+            return false
+        }
+    }
+
+    /// Counts weaker hashes (``AccountBackend/countHashes(weakerThan:)``).
+    public func countHashes(weakerThan costs: PasswordPolicy.Argon2Costs) throws(StoreError) -> Int {
+        var count = 0
+        try run { () throws(PGFailure) in
+            try connection.stream("SELECT password_hash FROM account", []) { row in
+                if let hash = row[0], PasswordHasher.needsRehash(hash, for: costs) { count += 1 }
+                return true
+            }
+        }
+        return count
+    }
+
+    /// Stores many accounts in one transaction (``AccountBackend/insertBatch(_:update:at:)``).
+    public func insertBatch(_ rows: [NewAccount], update: Bool, at date: Date) throws(StoreError) -> [BatchOutcome] {
+        let now = AccountStore.timestamp(date)
+        var outcomes: [BatchOutcome] = []
+        do {
+            try connection.execute("BEGIN")
+            for row in rows {
+                let key = AccountStore.key(forEmail: row.email)
+                let inserted = try connection.execute("""
+                    INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES ($1, $2, $3, $4, $5)
+                    ON CONFLICT (email_key) DO NOTHING RETURNING id
+                    """, [AccountStore.normalized(row.email), key, row.passwordHash.phc, now, row.state.rawValue])
+                if let id = inserted.first?[0].flatMap({ Int64($0) }) {
+                    outcomes.append(.created(id: id))
+                } else if update {
+                    try connection.execute("UPDATE account SET password_hash = $1, password_changed_at = $2 WHERE email_key = $3",
+                                           [row.passwordHash.phc, now, key])
+                    outcomes.append(.updated)
+                } else {
+                    outcomes.append(.taken)
+                }
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            if error.kind == .connectionLost {
+                throw .unavailable(reason: "the connection to \(location) was lost while storing a batch: it MAY have been stored; run the import again to finish it (libpq: \(error.reason))")
+            }
+            throw storeError(error)
+        }
+        return outcomes
     }
 
     /// The insert of ``create(email:passwordHash:at:whenLocked:)`` in a transaction that is rolled
@@ -127,23 +234,29 @@ public final class PostgresStore: AccountBackend {
     public func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget {
         let key = AccountStore.key(forEmail: email)
         return try run { () throws(PGFailure) in
-            let found = try connection.execute("SELECT password_hash FROM account WHERE email_key = $1", [key]).first?[0] ?? nil
+            let state = hasStates ? "state" : "'active'"
+            let row = try connection.execute("SELECT password_hash, \(state) FROM account WHERE email_key = $1", [key]).first
             // The newest account's hash, looked up for a known email too: both take the same queries.
             let decoy = try connection.execute("SELECT password_hash FROM account ORDER BY id DESC LIMIT 1", []).first?[0] ?? nil
-            return found.map { .account(hash: $0) } ?? .noAccount(decoy: decoy)
+            guard let found = row?[0] else { return .noAccount(decoy: decoy) }
+            return .account(hash: found, state: AccountState(stored: row?[1] ?? ""))
         }
     }
 
     /// Calls `body` with each account in id order until it returns false.
-    public func streamAccounts(_ body: (Account) -> Bool) throws(StoreError) {
+    public func streamAccounts(inState wanted: AccountState?, _ body: (Account) -> Bool) throws(StoreError) {
         var malformed = false
+        let state = hasStates ? "state" : "'active'"
+        let changed = hasStates ? "password_changed_at" : "NULL"
         try run { () throws(PGFailure) in
-            try connection.stream("SELECT id, email, created_at FROM account ORDER BY id", []) { row in
+            try connection.stream("""
+                SELECT id, email, created_at, \(state), \(changed) FROM account WHERE $1::text IS NULL OR \(state) = $1 ORDER BY id
+                """, [wanted?.rawValue]) { row in
                 guard let id = row[0].flatMap({ Int64($0) }), let email = row[1], let createdAt = row[2] else {
                     malformed = true
                     return false
                 }
-                return body(Account(id: id, email: email, createdAt: createdAt))
+                return body(Account(id: id, email: email, createdAt: createdAt, state: AccountState(stored: row[3] ?? ""), passwordChangedAt: row[4]))
             }
         }
         if malformed { throw .unavailable(reason: "\(location) holds an account row with a missing value") }
@@ -280,6 +393,8 @@ public final class PostgresStore: AccountBackend {
                 """)
         case "v2-email-key-casefold":
             try recomputeKeys()
+        case Migrations.accountState:
+            for statement in Migrations.accountStateColumns { try connection.execute(statement) }
         default:
             throw PGFailure(.server(sqlstate: "signup"), "unknown migration \(migration)")
         }

@@ -4,6 +4,8 @@ import GRDB
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An account with the same email key already exists.
     case emailTaken
+    /// No account has this email's key (a change, a state, a delete: nothing was done).
+    case noAccount
     /// The database cannot be used: disk full, read-only, locked, missing folder, not a database.
     ///
     /// The reason is a short sentence for people that names the path; it never
@@ -15,6 +17,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .emailTaken:
             "An account with this email already exists"
+        case .noAccount:
+            "No account has this email"
         case .unavailable(let reason):
             reason
         }

@@ -21,7 +21,7 @@ public struct PolicyFile: Sendable, Equatable {
     /// The keys a policy file may hold.
     public static let keys: Set<String> = [
         "name", "base", "minLength", "maxLength", "require", "minimumStrength",
-        "rejectCommon", "rejectEmailLocalPart", "blockedWords", "blocklistFile", "messages",
+        "rejectCommon", "rejectEmailLocalPart", "blockedWords", "blocklistFile", "messages", "argon2",
     ]
 
     /// Parses a policy file's JSON; unknown keys, wrong types and impossible values are errors.
@@ -79,6 +79,7 @@ public struct PolicyFile: Sendable, Equatable {
                 policy.messages[code] = VisibleText.of(text)
             }
         }
+        if let costs = object["argon2"] { policy.argon2 = try Self.argon2(costs) }
         self.policy = policy
         self.blocklistFile = try Self.string(object, "blocklistFile")
     }
@@ -88,6 +89,25 @@ public struct PolicyFile: Sendable, Equatable {
         text.split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// `{"memoryKiB": 19456, "iterations": 2, "parallelism": 1}`; a key left out keeps the default.
+    private static func argon2(_ value: JSONValue) throws(PolicyFileError) -> PasswordPolicy.Argon2Costs {
+        let (low, high) = (PasswordPolicy.Argon2Costs.minimum, PasswordPolicy.Argon2Costs.maximum)
+        let problem = PolicyFileError("\"argon2\" must be an object with whole numbers memoryKiB (\(low.memoryKiB) to \(high.memoryKiB)), "
+            + "iterations (\(low.iterations) to \(high.iterations)) and parallelism (\(low.parallelism) to \(high.parallelism)), memoryKiB at least 8 × parallelism")
+        guard case .object(let object) = value, Set(object.keys).isSubset(of: ["memoryKiB", "iterations", "parallelism"]) else { throw problem }
+        var costs = PasswordPolicy.Argon2Costs.standard
+        do throws(PolicyFileError) {
+            costs.memoryKiB = try integer(object, "memoryKiB") ?? costs.memoryKiB
+            costs.iterations = try integer(object, "iterations") ?? costs.iterations
+            costs.parallelism = try integer(object, "parallelism") ?? costs.parallelism
+        } catch {
+            throw problem
+        }
+        guard (low.memoryKiB...high.memoryKiB).contains(costs.memoryKiB), (low.iterations...high.iterations).contains(costs.iterations),
+              (low.parallelism...high.parallelism).contains(costs.parallelism), costs.memoryKiB >= 8 * costs.parallelism else { throw problem }
+        return costs
     }
 
     private static let notATable = PolicyFileError("\"messages\" must map codes to texts, like {\"password.tooShort\": \"…\"}")

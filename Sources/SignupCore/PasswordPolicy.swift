@@ -32,6 +32,38 @@ public struct PasswordPolicy: Sendable, Equatable {
     public var blockedWords: [String]
     /// Message texts by code, replacing the default ones.
     public var messages: [String: String]
+    /// The Argon2id costs new hashes are made with; a stored hash with weaker costs is upgraded
+    /// when its password is next verified.
+    public var argon2 = Argon2Costs.standard
+
+    /// Argon2id's costs: memory in KiB, passes and lanes.
+    public struct Argon2Costs: Sendable, Hashable {
+        /// Memory cost in KiB.
+        public var memoryKiB: Int
+        /// Number of passes.
+        public var iterations: Int
+        /// Number of lanes.
+        public var parallelism: Int
+
+        /// Costs from their parts.
+        public init(memoryKiB: Int, iterations: Int, parallelism: Int) {
+            self.memoryKiB = memoryKiB
+            self.iterations = iterations
+            self.parallelism = parallelism
+        }
+
+        /// OWASP's first Argon2id recommendation, every policy's default: m=19456 KiB, t=2, p=1.
+        public static let standard = Argon2Costs(memoryKiB: 19456, iterations: 2, parallelism: 1)
+        /// The least a policy may ask for (OWASP's lowest recommendation's memory at its passes).
+        public static let minimum = Argon2Costs(memoryKiB: 7168, iterations: 1, parallelism: 1)
+        /// The most a policy may ask for, and a stored hash may demand (1 GiB, 64 passes, 64 lanes).
+        public static let maximum = Argon2Costs(memoryKiB: 1 << 20, iterations: 64, parallelism: 64)
+
+        /// Whether a hash made with `self` is weaker than one made with `target`: less memory or fewer passes.
+        public func isWeaker(than target: Argon2Costs) -> Bool {
+            memoryKiB < target.memoryKiB || iterations < target.iterations
+        }
+    }
 
     /// A policy from its parts; see ``standard``, ``strict`` and ``nist``.
     public init(

@@ -44,6 +44,18 @@ public enum SignupForm {
         ])
     }
 
+    /// The texts of `signup passwd`'s conversation for the account of `email` (shown as given: make it visible first).
+    public static func passwordChangeTexts(email: String) -> WizardTexts {
+        var texts = WizardTexts(banner: "Change the password for \(email) (Ctrl-C to cancel)")
+        texts.reviewQuestion = "Change the password? [Y/n/e] "
+        texts.reviewHelp = "Answer y to change the password, n to cancel, or e to change an answer."
+        texts.unavailable = { "The password could not be changed: \($0)." }
+        return texts
+    }
+
+    /// The error of a password change whose account is gone (deleted meanwhile).
+    public static let emailUnknown = FieldError(field: email, code: "email.unknown", message: "No account has this email")
+
     /// The texts of `signup`'s conversation.
     public static var texts: WizardTexts {
         var texts = WizardTexts(banner: banner)
@@ -60,7 +72,8 @@ public enum SignupForm {
         mode: WizardMode,
         strength estimator: StrengthEstimator,
         presets: [String: String] = [:],
-        unreadablePresets: [String: InputProblem] = [:]
+        unreadablePresets: [String: InputProblem] = [:],
+        texts: WizardTexts = texts
     ) -> Wizard<CreatedAccount> {
         Wizard(
             form: form, mode: mode, texts: texts, presets: presets, unreadablePresets: unreadablePresets,

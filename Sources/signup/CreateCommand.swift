@@ -24,6 +24,21 @@ struct CreateOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Answer the email field.", valueName: "address"))
     var email: String?
 
+    @OptionGroup var password: PasswordOptions
+
+    @Flag(help: "Check everything, hash the password, but store nothing.")
+    var dryRun = false
+
+    func run() throws {
+        var run = password.run
+        run.email = email
+        run.dryRun = dryRun
+        try run.run()
+    }
+}
+
+/// How a new password is given and checked, and how the result is shown: `create` and `passwd` alike.
+struct PasswordOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Read the password (both fields) from the first line of this file.", valueName: "path"), completion: .file())
     var passwordFile: String?
 
@@ -51,14 +66,12 @@ struct CreateOptions: ParsableArguments {
     @Flag(help: "Read answers from standard input even at a terminal.")
     var noInteractive = false
 
-    @Flag(help: "Check everything, hash the password, but store nothing.")
-    var dryRun = false
-
-    func run() throws {
-        try CreateRun(
-            email: email, passwordFile: passwordFile, passwordFd: passwordFd, db: db, policy: policy,
-            policyFile: policyFile, json: json, quiet: quiet, plain: plain, noInteractive: noInteractive, dryRun: dryRun
-        ).run()
+    /// The run these options describe, with no email and no dry run.
+    var run: CreateRun {
+        CreateRun(
+            passwordFile: passwordFile, passwordFd: passwordFd, db: db, policy: policy,
+            policyFile: policyFile, json: json, quiet: quiet, plain: plain, noInteractive: noInteractive
+        )
     }
 }
 
@@ -70,7 +83,7 @@ struct CompletionTree: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signup",
         version: About.version,
-        subcommands: [CreateCommand.self, ListCommand.self, VerifyCommand.self]
+        subcommands: Signup.configuration.subcommands
     )
 
     @OptionGroup var options: CreateOptions
@@ -94,6 +107,8 @@ struct CreateRun {
     var plain = false
     var noInteractive = false
     var dryRun = false
+    /// `signup passwd EMAIL`: the account whose password this run changes, instead of creating one.
+    var changing: String? = nil
 
     /// `--policy`'s default.
     static let standardPolicy = "standard"
@@ -112,7 +127,7 @@ struct CreateRun {
             throw UsageError("the --password-fd descriptor is not open")
         }
         let location = try StoreOption.location(given: db)
-        let passwordPolicy = try loadPolicy()
+        let passwordPolicy = try PolicyLoader.policy(named: policy, file: policyFile)
         var options = RunnerOptions(programName: "signup", environment: environment)
         options.plain = plain
         options.quiet = quiet
@@ -121,7 +136,8 @@ struct CreateRun {
         let conversation = Conversation(
             style: WizardStyle.detect(interactive: interactive, plain: plain, environment: environment), quiet: quiet
         )
-        let report = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1))
+        var report = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1))
+        report.changing = changing != nil
         // A database path that can never be used (planted, replaceable, a folder) is said at once,
         // not after a person typed every answer and then could only give up at "Try again?".
         do throws(StoreError) {
@@ -131,6 +147,8 @@ struct CreateRun {
             early.interactive = false
             throw ExitCode(early.show(.unavailable(reason: error.description)))
         }
+        // A password is asked only for an account that exists, in a database that exists.
+        if let changing { try Self.checkAccount(SignupForm.normalizeEmail(changing), at: location) }
         // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
         // the store hold signals back while it writes. A SIGINT while a script's line is awaited
         // or the password hashed still says that nothing was saved (and `cancelled` in JSON).
@@ -154,7 +172,9 @@ struct CreateRun {
                 }
             }
         }
-        if let email {
+        if let changing {
+            presets[SignupForm.email] = changing
+        } else if let email {
             // The bytes as given: invalid UTF-8 is `email.invalidEncoding`, never repaired.
             preset(LineInput.judge(RawArguments.value(of: "--email", parsed: email) ?? Array(email.utf8)), to: [SignupForm.email])
         }
@@ -166,34 +186,68 @@ struct CreateRun {
         let runner = try TerminalStart.runner(options, json: json, hint: "Nothing was saved. Run with --no-interactive to answer line by line.")
         var wizard = SignupForm.wizard(
             form: SignupForm.make(policy: passwordPolicy, strength: estimator), mode: runner.mode,
-            strength: estimator, presets: presets, unreadablePresets: unreadable
+            strength: estimator, presets: presets, unreadablePresets: unreadable,
+            texts: changing.map { SignupForm.passwordChangeTexts(email: VisibleText.of(SignupForm.normalizeEmail($0))) } ?? SignupForm.texts
         )
         let quiet = quiet
+        let changes = changing != nil
         let outcome = runner.run(&wizard, intercept: sharedLine?.intercept ?? { $1() }) { form in
             let submission = SignupForm.submission(from: form, strength: estimator)
-            return Self.store(submission, at: location, dryRun: dryRun, waiting: { if !quiet { IO.write($0 + "\n", to: 2) } })
+            if changes { return Self.changePassword(submission, at: location, costs: passwordPolicy.argon2) }
+            return Self.store(submission, at: location, dryRun: dryRun, costs: passwordPolicy.argon2,
+                              waiting: { if !quiet { IO.write($0 + "\n", to: 2) } })
         }
         runner.close()
         if interactive { TerminalGuard.restore() }
         let status = report.show(outcome)
+        if changes, case .invalid(let errors) = outcome, errors.contains(SignupForm.emailUnknown) {
+            throw ExitCode(ExitStatus.noAccount)
+        }
         throw ExitCode(status)
     }
 
-    private func loadPolicy() throws(UsageError) -> PasswordPolicy {
-        guard let policyFile else {
-            guard let policy = PasswordPolicy.builtIn[policy] else {
-                throw UsageError("unknown --policy name: use standard, strict or nist, or --policy-file")
-            }
-            return policy
+
+    /// Exit 69 when there is no database at `location`, 67 when no account there has `email`.
+    private static func checkAccount(_ email: String, at location: StoreLocation) throws {
+        let store: (any AccountBackend)?
+        let found: Bool
+        do throws(StoreError) {
+            store = try location.openExisting()
+            found = try store?.isTaken(email: email) ?? false
+        } catch {
+            throw AccountAccess.failure(error)
         }
-        return try PolicyLoader.load(path: RawArguments.value(of: "--policy-file", parsed: policyFile) ?? Array(policyFile.utf8))
+        guard store != nil else { throw AccountAccess.noDatabase(location) }
+        guard found else { throw AccountAccess.failure(.noAccount) }
+    }
+
+    /// Hashes the submission's password and makes it the account's, in one transaction.
+    static func changePassword(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs) -> SubmitResult<CreatedAccount> {
+        do throws(StoreError) {
+            let hash = try PasswordHasher.hash(submission.password, costs: costs)
+            guard let store = try location.openExistingForWriting() else {
+                return .unavailable(reason: "there is no account database at \(location.visible) any more")
+            }
+            do {
+                try store.changePassword(email: submission.email, to: hash, at: Date(), whenLocked: TerminalGuard.holdSignals)
+            } catch {
+                TerminalGuard.releaseSignals()
+                throw error
+            }
+            return .succeeded(submission.created(id: 0))
+        } catch {
+            switch error {
+            case .noAccount, .emailTaken: return .rejected([SignupForm.emailUnknown])
+            case .unavailable(let reason): return .unavailable(reason: reason)
+            }
+        }
     }
 
     /// Hashes and stores one submission; a dry run rehearses the write (a taken email, a store that would refuse it).
-    static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool,
+    static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool, costs: PasswordPolicy.Argon2Costs = .standard,
                       waiting: @escaping @Sendable (String) -> Void = { _ in }) -> SubmitResult<CreatedAccount> {
         do throws(StoreError) {
-            let hash = try PasswordHasher.hash(submission.password)
+            let hash = try PasswordHasher.hash(submission.password, costs: costs)
             if dryRun {
                 // Everything but the write: a taken email, and a store that would refuse the write, say so.
                 try location.rehearseCreate(email: submission.email, passwordHash: hash)
@@ -217,7 +271,7 @@ struct CreateRun {
         } catch {
             switch error {
             case .emailTaken: return .rejected([SignupForm.emailTaken])
-            case .unavailable(let reason): return .unavailable(reason: reason)
+            case .noAccount, .unavailable: return .unavailable(reason: error.description)
             }
         }
     }

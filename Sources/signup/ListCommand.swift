@@ -7,13 +7,15 @@ import SignupCore
 ///
 /// Memory does not grow with the number of accounts, so the text table cannot be
 /// sized to its widest email: the ID column is 7 wide (a longer id widens its own
-/// row), CREATED is always 20 characters, and EMAIL comes last, unpadded. `--json` is
+/// row), CREATED is always 20 characters, STATE 8, and EMAIL comes last, unpadded. `--json` is
 /// one array with one account a line, so `head` and line tools work on it too.
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the accounts (never their password hashes).",
         discussion: """
+            Each account's state is shown: active (may sign in), disabled, or pending (waiting for an \
+            administrator: signup list --state pending is the queue to approve with signup enable).
             Exit codes: 0 listed (also when there is no account), 64 usage, 74 storage failure or \
             standard output failed; a reader that goes away (a closed pipe) ends it as SIGPIPE \
             does (141 in a shell).
@@ -26,8 +28,18 @@ struct ListCommand: ParsableCommand {
     @Flag(help: "Print one JSON array on standard output.")
     var json = false
 
+    @Option(help: ArgumentHelp("Only the accounts in this state: active, disabled or pending.", valueName: "state"),
+            completion: .list(AccountState.allCases.map(\.rawValue)))
+    var state: AccountState?
+
+    @Flag(help: "Print only how many accounts have password hashes with weaker Argon2 costs than the policy's.")
+    var countOldHashes = false
+
+    @OptionGroup var policy: PolicyOptions
+
     func run() throws {
         let location = try StoreOption.location(given: db)
+        if countOldHashes { return try countOld(at: location) }
         // Read once: a property wrapper's getter per row instantiated generic metadata each time.
         let json = self.json
         var output = StandardOutput()
@@ -35,13 +47,14 @@ struct ListCommand: ParsableCommand {
         do throws(StoreError) {
             let store = try location.openExisting()
             if json { output.append("[") }
-            try store?.streamAccounts { account in
+            try store?.streamAccounts(inState: state) { account in
                 if json {
                     output.append((count == 0 ? "\n" : ",\n") + "{\"id\":\(account.id),\"email\":" + Self.jsonString(account.email)
-                        + ",\"created_at\":" + Self.jsonString(account.createdAt) + "}")
+                        + ",\"created_at\":" + Self.jsonString(account.createdAt) + ",\"state\":\"" + account.state.rawValue
+                        + "\",\"password_changed_at\":" + (account.passwordChangedAt.map(Self.jsonString) ?? "null") + "}")
                 } else {
-                    if count == 0 { output.appendRow("ID", "CREATED", "EMAIL") }
-                    output.appendRow(account.id, VisibleText.of(account.createdAt), VisibleText.of(account.email))
+                    if count == 0 { output.appendRow("ID", "CREATED", "STATE", "EMAIL") }
+                    output.appendRow(account.id, VisibleText.of(account.createdAt), account.state.rawValue, VisibleText.of(account.email))
                 }
                 count += 1
                 return output.isHealthy
@@ -54,7 +67,30 @@ struct ListCommand: ParsableCommand {
         }
         output.flush()
         try output.finish()
-        if count == 0 && !json { IO.write("No accounts in \(location.visible)\n", to: 2) }
+        if count == 0 && !json {
+            IO.write(state.map { "No \($0.rawValue) accounts in \(location.visible)\n" } ?? "No accounts in \(location.visible)\n", to: 2)
+        }
+    }
+
+    /// `--count-old-hashes`: one number on standard output (a JSON object with `--json`).
+    private func countOld(at location: StoreLocation) throws {
+        let costs = try policy.load().argon2
+        let count: Int
+        do throws(StoreError) {
+            count = try location.openExisting()?.countHashes(weakerThan: costs) ?? 0
+        } catch {
+            IO.write("error: \(error.description)\n", to: 2)
+            throw ExitCode(ExitStatus.storage)
+        }
+        IO.write(json ? JSONText.object([("old_hashes", count)]) + "\n" : "\(count)\n", to: 1)
+        if !json {
+            IO.write("accounts whose hash has weaker costs than m=\(costs.memoryKiB), t=\(costs.iterations), p=\(costs.parallelism); "
+                + "each is upgraded when its password is next verified\n", to: 2)
+        }
+        if let failure = IO.outputFailure {
+            IO.write("error: cannot write to standard output: \(failure)\n", to: 2)
+            throw ExitCode(ExitStatus.unwritable)
+        }
     }
 
     /// A JSON string for outside text: valid JSON that keeps every character, with the
@@ -97,14 +133,14 @@ private struct StandardOutput {
     /// One row of the text table: ID padded to 7 characters, CREATED to 20, then EMAIL. Written
     /// straight into the buffer, padded by Character count (a row's cost is what `list` costs:
     /// no intermediate strings, no Foundation padding, which goes through UTF-16).
-    mutating func appendRow(_ id: String, _ created: String, _ email: String) {
+    mutating func appendRow(_ id: String, _ created: String, _ state: String, _ email: String) {
         guard failure == nil else { return }
         appendPadded(id, to: 7)
-        appendRest(created, email)
+        appendRest(created, state, email)
     }
 
     /// A row whose id is written digit by digit, without a String for it.
-    mutating func appendRow(_ id: Int64, _ created: String, _ email: String) {
+    mutating func appendRow(_ id: Int64, _ created: String, _ state: String, _ email: String) {
         guard failure == nil else { return }
         let start = buffer.count
         var magnitude = id.magnitude
@@ -116,12 +152,13 @@ private struct StandardOutput {
         buffer[start...].reverse()
         let count = buffer.count - start
         for _ in 0..<(max(0, 7 - count) + 2) { buffer.append(UInt8(ascii: " ")) }
-        appendRest(created, email)
+        appendRest(created, state, email)
     }
 
-    /// CREATED padded, then EMAIL and the line end.
-    private mutating func appendRest(_ created: String, _ email: String) {
+    /// CREATED and STATE padded, then EMAIL and the line end.
+    private mutating func appendRest(_ created: String, _ state: String, _ email: String) {
         appendPadded(created, to: 20)
+        appendPadded(state, to: 8)
         appendBytes(of: email)
         buffer.append(UInt8(ascii: "\n"))
         if buffer.count >= 64 * 1024 { flush() }
@@ -166,3 +203,5 @@ private struct StandardOutput {
         throw ExitCode(ExitStatus.storage)
     }
 }
+
+extension AccountState: ExpressibleByArgument {}

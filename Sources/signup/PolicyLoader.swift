@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import SignupCore
 
@@ -8,6 +9,17 @@ enum PolicyLoader {
     static let policyLimit = 1024 * 1024
     /// The largest blocklist file read.
     static let blocklistLimit = 16 * 1024 * 1024
+
+    /// The policy `--policy name` or `--policy-file path` chooses (only one of them may be given).
+    static func policy(named name: String, file: String?) throws(UsageError) -> PasswordPolicy {
+        guard let file else {
+            guard let policy = PasswordPolicy.builtIn[name] else {
+                throw UsageError("unknown --policy name: use standard, strict or nist, or --policy-file")
+            }
+            return policy
+        }
+        return try load(path: RawArguments.value(of: "--policy-file", parsed: file) ?? Array(file.utf8))
+    }
 
     /// The policy in the file at `path` (raw bytes of the argument).
     static func load(path: [UInt8]) throws(UsageError) -> PasswordPolicy {
@@ -50,5 +62,23 @@ enum PolicyLoader {
         case .failure(.read(let code)): throw UsageError("the blocklistFile of the --policy-file cannot be read", errno: code)
         case .failure(.tooLarge): throw UsageError("the blocklistFile of the --policy-file is larger than 16 MiB")
         }
+    }
+}
+
+/// `--policy` and `--policy-file` for the commands that check or hash a password outside the wizard.
+struct PolicyOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The password policy (rules and Argon2 costs): standard, strict or nist.", valueName: "name"),
+            completion: .list(["standard", "strict", "nist"]))
+    var policy: String = CreateRun.standardPolicy
+
+    @Option(help: ArgumentHelp("A JSON policy file (its format: signup-policy(5)).", valueName: "path"), completion: .file())
+    var policyFile: String?
+
+    /// The policy chosen; both options at once is a usage error.
+    func load() throws(UsageError) -> PasswordPolicy {
+        if policyFile != nil && policy != CreateRun.standardPolicy {
+            throw UsageError("use only one of --policy and --policy-file")
+        }
+        return try PolicyLoader.policy(named: policy, file: policyFile)
     }
 }

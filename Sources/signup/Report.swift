@@ -10,6 +10,14 @@ struct Report {
     var interactive: Bool
     var conversation: Conversation
     var stdoutIsTerminal: Bool
+    /// `signup passwd`: a success is a changed password, not a created account.
+    var changing = false
+
+    /// The line that says it worked, for the email shown.
+    private func successText(_ shown: String) -> String {
+        if dryRun { return "Dry run: nothing was saved" }
+        return changing ? "Password changed for \(shown)" : "Account created for \(shown)"
+    }
 
     /// What ``show(_:)`` writes for `.cancelled`: also what a SIGINT that ends the process
     /// outside a prompt writes (see `TerminalGuard.prepareInterruptReport`).
@@ -24,7 +32,7 @@ struct Report {
         let status = write(outcome)
         guard let failure = IO.outputFailure else { return status }
         if case .succeeded(let account) = outcome, !(interactive && !stdoutIsTerminal) {
-            conversation.say(conversation.successLine(dryRun ? "Dry run: nothing was saved" : "Account created for \(account.email)"))
+            conversation.say(conversation.successLine(successText(account.email)))
         }
         conversation.error("the result could not be written to standard output: \(failure)")
         return ExitStatus.unwritable
@@ -38,17 +46,17 @@ struct Report {
             let shown = VisibleText.of(email)
             // A person whose standard output goes elsewhere still hears that it worked.
             if interactive && !stdoutIsTerminal {
-                conversation.say(conversation.successLine(dryRun ? "Dry run: nothing was saved" : "Account created for \(shown)"))
+                conversation.say(conversation.successLine(successText(shown)))
             }
             if json {
-                var object: [(String, Any)] = [("status", "created"), ("email", email)]
-                object.append(dryRun ? ("dry_run", true) : ("id", id))
+                var object: [(String, Any)] = [("status", changing ? "changed" : "created"), ("email", email)]
+                if dryRun { object.append(("dry_run", true)) } else if !changing { object.append(("id", id)) }
                 object.append(("strength", strength.label))
                 emit(object)
             } else if dryRun {
                 result("Dry run: the account for \(shown) would be created; nothing was saved.")
             } else {
-                result("Account created for \(shown)")
+                result(successText(shown))
             }
             return ExitStatus.created
         case .invalid(let errors):

@@ -25,7 +25,10 @@ struct Signup: ParsableCommand {
             the default database (with its -wal and -shm files beside it); ~/.pgpass, libpq's passwords.
             """,
         version: About.version,
-        subcommands: [CreateCommand.self, ListCommand.self, VerifyCommand.self],
+        subcommands: [
+            CreateCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, DisableCommand.self,
+            EnableCommand.self, DeleteCommand.self, ImportCommand.self,
+        ],
         defaultSubcommand: CreateCommand.self
     )
 
@@ -134,8 +137,14 @@ enum ExitStatus {
     static let usage: Int32 = 64
     static let invalid: Int32 = 65
     static let incomplete: Int32 = 66
+    /// No account has the email given (EX_NOUSER).
+    static let noAccount: Int32 = 67
+    /// There is no database at the place given (EX_UNAVAILABLE); nothing was created.
+    static let noDatabase: Int32 = 69
     static let storage: Int32 = 74
     /// The result could not be written to standard output (EX_IOERR, as for storage).
     static let unwritable: Int32 = 74
     static let cancelled: Int32 = 130
+    /// verify: the account is disabled or pending, whether or not the password matched (EX_NOPERM).
+    static let notActive: Int32 = 77
 }

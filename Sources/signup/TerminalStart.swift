@@ -10,6 +10,15 @@ import WizardTerminal
 enum TerminalStart {
     static let prefix = "cannot start line editing: "
 
+    /// The session for one question outside the wizard (verify's password, delete's confirmation):
+    /// escape sequences only for a known terminal without NO_COLOR.
+    static func session(hint: String) throws -> TerminalSession {
+        let environment = IO.environment()
+        return try session(
+            escapeSequences: TerminalCapabilities.knowsTerminal(environment: environment) && (environment["NO_COLOR"] ?? "").isEmpty,
+            hint: hint)
+    }
+
     /// The session on standard input and standard error; `hint` is a line that says what to do instead.
     static func session(escapeSequences: Bool, json: Bool = false, hint: String) throws -> TerminalSession {
         do {

@@ -11,8 +11,14 @@ struct VerifyCommand: ParsableCommand {
         abstract: "Check a password: exit 0 if it matches the account's, 1 if not.",
         discussion: """
             The password is read from a masked prompt at a terminal, else from the first line of standard input.
-            Exit codes: 0 it matches, 1 it does not (or no account has this email), 64 usage, 74 storage \
-            failure or a stored hash it cannot check, 130 cancelled.
+            Every answer takes the time of one Argon2 verification, whatever it is. When the password \
+            matches an active account whose hash has weaker Argon2 costs than the policy's (--policy, \
+            --policy-file; standard: m=19456, t=2, p=1), the hash is made again with the policy's costs, \
+            only if nobody changed it meanwhile; a store that cannot be written keeps the old hash and \
+            the answer stays 0.
+            Exit codes: 0 it matches, 1 it does not, 64 usage, 67 no account has this email, 69 there is \
+            no database at that place (nothing is created), 74 storage failure or a stored hash it cannot \
+            check, 77 the account is disabled or pending (whether or not the password matched), 130 cancelled.
             """
     )
 
@@ -22,17 +28,16 @@ struct VerifyCommand: ParsableCommand {
     @Option(help: About.databaseHelp, completion: .file())
     var db: String?
 
+    @OptionGroup var policy: PolicyOptions
+
     func run() throws {
         let location = try StoreOption.location(given: db)
+        let costs = try policy.load().argon2
         let password: Secret
         if isTerminal(0) && isTerminal(2) {
             TerminalGuard.install()
             TerminalGuard.prepareInterruptReport(conversation: "Nothing was checked.\n", result: "")
-            let environment = IO.environment()
-            let session = try TerminalStart.session(
-                escapeSequences: TerminalCapabilities.knowsTerminal(environment: environment) && (environment["NO_COLOR"] ?? "").isEmpty,
-                hint: "Nothing was checked. Give the password on standard input instead."
-            )
+            let session = try TerminalStart.session(hint: "Nothing was checked. Give the password on standard input instead.")
             // The prompt names the account, as the person typed it (made visible: it is outside text).
             // Keys typed before it appeared are not its answer (as at the wizard's first prompt).
             session.discardTypeAhead()
@@ -55,25 +60,48 @@ struct VerifyCommand: ParsableCommand {
             case .unreadable, .endOfInput: password = Secret("")
             }
         }
+        let store: (any AccountBackend)?
         let target: VerificationTarget
         do throws(StoreError) {
-            target = try location.openExisting()?.verificationTarget(forEmail: SignupForm.normalizeEmail(email)) ?? .noAccount(decoy: nil)
+            store = try location.openExisting()
+            target = try store?.verificationTarget(forEmail: SignupForm.normalizeEmail(email)) ?? .noAccount(decoy: nil)
         } catch {
             IO.write("error: \(error.description)\n", to: 2)
             throw ExitCode(ExitStatus.storage)
         }
-        // One Argon2 verification whatever the case (unknown email, unusable hash), with a real
-        // account's costs for an unknown email, so timing tells nothing.
-        switch PasswordHasher.check(password, against: target) {
-        case .matches:
+        // One Argon2 verification whatever the case (unknown email, unusable hash, a disabled
+        // account, no database), with a real account's costs for an unknown email, so timing
+        // tells nothing the answer does not.
+        let verdict = PasswordHasher.check(password, against: target)
+        guard store != nil else { throw AccountAccess.noDatabase(location) }
+        switch (target, verdict) {
+        case (.noAccount, _):
+            throw AccountAccess.failure(.noAccount)
+        case (.account(_, let state), _) where state != .active:
+            // Whether or not the password matched: a disabled account's password is not worth guessing.
+            IO.write(state == .pending ? "This account is waiting for an administrator to enable it.\n" : "This account is disabled.\n", to: 2)
+            throw ExitCode(ExitStatus.notActive)
+        case (.account(let hash, _), .matches):
             IO.write("Password matches.\n", to: 2)
+            if PasswordHasher.needsRehash(hash, for: costs) { Self.upgrade(email: email, from: hash, password: password, costs: costs, at: location) }
             throw ExitCode(0)
-        case .doesNotMatch:
+        case (_, .doesNotMatch):
             IO.write("Password does not match.\n", to: 2)
             throw ExitCode(1)
-        case .unusableHash(let why):
+        case (_, .unusableHash(let why)):
             IO.write("error: the stored password hash for this account cannot be checked: \(why)\n", to: 2)
             throw ExitCode(ExitStatus.storage)
+        }
+    }
+
+    /// Replaces a matching hash made with weaker costs, unless it changed since it was read
+    /// (``AccountBackend/rehash(email:verified:to:)``). A failure is noted; the answer stands.
+    private static func upgrade(email: String, from hash: String, password: Secret, costs: PasswordPolicy.Argon2Costs, at location: StoreLocation) {
+        do throws(StoreError) {
+            let stronger = try PasswordHasher.hash(password, costs: costs)
+            _ = try location.openExistingForWriting()?.rehash(email: SignupForm.normalizeEmail(email), verified: hash, to: stronger)
+        } catch {
+            IO.write("note: the password hash could not be upgraded to the policy's costs: \(VisibleText.of(error.description))\n", to: 2)
         }
     }
 }

@@ -66,7 +66,8 @@ struct EmailKeyTests {
             #expect(try sqliteRows(path, "SELECT identifier FROM grdb_migrations") == ["v1-accounts"])
 
             let store = try AccountStore(path: path)
-            #expect(try sqliteRows(path, "SELECT identifier FROM grdb_migrations ORDER BY identifier") == ["v1-accounts", "v2-email-key-casefold"])
+            #expect(try sqliteRows(path, "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state"])
             #expect(try sqliteRows(path, "SELECT id, email_key FROM account ORDER BY id")
                 == ["1|strasse@example.de", "2|οδυσσεασ@example.gr", "3|bob@example.com"])
             #expect(throws: StoreError.emailTaken) { try store.create(email: "οδυσσεας@example.gr", passwordHash: fakeHash) }

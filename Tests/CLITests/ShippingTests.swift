@@ -129,6 +129,6 @@ import Testing
         StorePathAndOutputTests().sqlite(box.db, "INSERT INTO account (email, email_key, password_hash, created_at) VALUES ('b@example.com', 'b@example.com', 'x', '\(created)');")
         let run = box.run(["list", "--db", box.db])
         #expect(run.status == 0)
-        #expect(run.stdout.split(separator: "\n").last == "2        \(created)       b@example.com")
+        #expect(run.stdout.split(separator: "\n").last == "2        \(created)       active    b@example.com")
     }
 }

@@ -16,7 +16,7 @@ import Testing
         #expect(!human.stdout.contains("argon2"))
         let accounts = box.accounts()
         #expect(accounts.map { $0["id"] as? Int } == [1, 2])
-        #expect(Set(accounts.flatMap(\.keys)) == ["id", "email", "created_at"])
+        #expect(Set(accounts.flatMap(\.keys)) == ["id", "email", "created_at", "state", "password_changed_at"])
     }
 
     @Test func listOfAMissingDatabaseIsEmptyAndCreatesNothing() {
@@ -33,7 +33,7 @@ import Testing
         #expect(box.run(["verify", "alice@example.com", "--db", box.db], input: lines(goodPassword + "\n"), secrets: [goodPassword]).status == 0)
         #expect(box.run(["verify", "ALICE@example.com", "--db", box.db], input: lines(goodPassword + "\n")).status == 0)
         #expect(box.run(["verify", "alice@example.com", "--db", box.db], input: lines("Quartz-Lantern-59\n"), secrets: ["Quartz-Lantern-59"]).status == 1)
-        #expect(box.run(["verify", "nobody@example.com", "--db", box.db], input: lines(goodPassword + "\n")).status == 1)
+        #expect(box.run(["verify", "nobody@example.com", "--db", box.db], input: lines(goodPassword + "\n")).status == 67)
         #expect(box.run(["verify", "alice@example.com", "--db", box.db]).status == 1)
     }
 
@@ -236,11 +236,11 @@ import Testing
         let human = box.run(["list", "--db", box.db])
         #expect(human.status == 0)
         let rows = human.stdout.split(separator: "\n").map(String.init)
-        #expect(rows.first == "ID       CREATED               EMAIL")
+        #expect(rows.first == "ID       CREATED               STATE     EMAIL")
         #expect(rows.count == 4)
         #expect(rows[1].hasPrefix("1        20") && rows[1].hasSuffix("  alice@example.com"))
-        #expect(rows[2] == "2        2026-01-01T00:00:00Z  evil^[]0;PWNED^G<U+009B>@example.com")
-        #expect(rows[3] == "3        2026-01-02T00:00:00Z  shown^@hidden@example.com", "a NUL does not end the email")
+        #expect(rows[2] == "2        2026-01-01T00:00:00Z  active    evil^[]0;PWNED^G<U+009B>@example.com")
+        #expect(rows[3] == "3        2026-01-02T00:00:00Z  active    shown^@hidden@example.com", "a NUL does not end the email")
         #expect(!human.stdoutBytes.contains(0x1B) && !human.stdoutBytes.contains(0x07) && !human.stdoutBytes.contains(0))
 
         let json = box.run(["list", "--db", box.db, "--json"])
@@ -327,7 +327,7 @@ import Testing
         let box = Sandbox()
         let path = box.folder.path + "/new/folder/accounts.sqlite"
         #expect(box.run(["list", "--db", path]).status == 0)
-        #expect(box.run(["verify", "alice@example.com", "--db", path], input: lines(goodPassword + "\n")).status == 1)
+        #expect(box.run(["verify", "alice@example.com", "--db", path], input: lines(goodPassword + "\n")).status == 69)
         #expect(box.run(["--dry-run", "--db", path], input: lines(answers)).status == 0)
         #expect(!FileManager.default.fileExists(atPath: box.folder.path + "/new"))
         box.run(["--db", box.db], input: lines(answers))

@@ -2,7 +2,8 @@
 # Dovecot, a real consumer, reads the accounts signup wrote: from the SQLite file and from the
 # PostgreSQL table (SIGNUP_TEST_PG, as scripts/test sets it). A throwaway Dovecot (no protocols,
 # no system service) in a temporary folder; `doveadm auth test` must accept the right password
-# and refuse a wrong one, for an ASCII and a non-ASCII account.
+# and refuse a wrong one, for an ASCII and a non-ASCII account, and refuse a disabled account
+# even with its right password.
 # usage: SIGNUP_BIN=… SIGNUP_TEST_PG=… dovecot.sh
 set -euo pipefail
 : "${SIGNUP_BIN:?}" "${SIGNUP_TEST_PG:?}"
@@ -28,6 +29,12 @@ for email in "${accounts[@]}"; do
     SIGNUP_PASSWORD="$password" "$SIGNUP_BIN" --quiet --email "$email" --db "$tmp/accounts.sqlite" </dev/null
     SIGNUP_PASSWORD="$password" "$SIGNUP_BIN" --quiet --email "$email" --db "$pg" </dev/null
 done
+# A third account, disabled by signup: its row and password stay, and it must not log in.
+disabled="carol@example.com"
+for db in "$tmp/accounts.sqlite" "$pg"; do
+    SIGNUP_PASSWORD="$password" "$SIGNUP_BIN" --quiet --email "$disabled" --db "$db" </dev/null >/dev/null
+    "$SIGNUP_BIN" disable "$disabled" --db "$db" >/dev/null
+done
 # Dovecot's auth worker runs as `dovecot`: it must be able to read the SQLite file (group read
 # is how an admin grants it; here the whole temporary folder is readable).
 chmod 0644 "$tmp/accounts.sqlite"
@@ -39,7 +46,7 @@ for backend in sqlite pgsql; do
 driver = $backend
 connect = $connect
 default_pass_scheme = ARGON2ID
-password_query = SELECT email_key AS user, password_hash AS password FROM account WHERE email_key = '%Lu'
+password_query = SELECT email_key AS user, password_hash AS password FROM account WHERE email_key = '%Lu' AND state = 'active'
 SQL
     cat >"$config" <<CONF
 base_dir = $tmp/run
@@ -77,6 +84,11 @@ CONF
             echo "dovecot $backend: $login with a wrong password: refused"
         fi
     done
+    if doveadm -c "$config" auth test "$disabled" "$password" >"$tmp/out" 2>&1; then
+        echo "dovecot $backend: disabled $disabled with the right password: ACCEPTED"; failures=$((failures + 1))
+    else
+        echo "dovecot $backend: disabled $disabled with the right password: refused"
+    fi
     doveadm -c "$config" stop
 done
 if [ "$failures" -ne 0 ]; then

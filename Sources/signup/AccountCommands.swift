@@ -1,0 +1,193 @@
+import AccountStore
+import ArgumentParser
+import SignupCore
+import WizardTerminal
+
+/// What the commands that change one account share: the store that must already exist, and
+/// one message and exit code for each way the account cannot be reached.
+enum AccountAccess {
+    /// The existing store at `location`, opened for writing (migrated), or exit 69 saying there is
+    /// none: a command that changes an account never creates a database.
+    static func existingStore(at location: StoreLocation) throws -> any AccountBackend {
+        let store: (any AccountBackend)?
+        do throws(StoreError) {
+            store = try location.openExistingForWriting()
+        } catch {
+            throw failure(error)
+        }
+        guard let store else { throw noDatabase(location) }
+        return store
+    }
+
+    /// Exit 69: there is no database at `location`.
+    static func noDatabase(_ location: StoreLocation) -> ExitCode {
+        IO.write("error: there is no account database at \(location.visible); nothing was created\n", to: 2)
+        return ExitCode(ExitStatus.noDatabase)
+    }
+
+    /// The message and exit code of a store's refusal: 67 for an unknown email, 74 otherwise.
+    static func failure(_ error: StoreError) -> ExitCode {
+        switch error {
+        case .noAccount:
+            // The email is not repeated: whatever was typed there may be a secret in the wrong place.
+            IO.write("error: no account has this email address\n", to: 2)
+            return ExitCode(ExitStatus.noAccount)
+        case .emailTaken, .unavailable:
+            IO.write("error: \(VisibleText.of(error.description))\n", to: 2)
+            return ExitCode(ExitStatus.storage)
+        }
+    }
+
+    /// The email as the store keys it: trimmed and NFC, as a sign-up stores it.
+    static func normalized(_ email: String) -> String {
+        SignupForm.normalizeEmail(email)
+    }
+
+    /// The text of the exit codes every such command shares, for its `discussion`.
+    static let exitCodes = "64 usage, 67 no account has this email, 69 there is no database at that place "
+        + "(nothing is created), 74 storage failure"
+}
+
+/// The arguments of every command about one account: its email and `--db`.
+struct AccountTarget: ParsableArguments {
+    @Argument(help: "The account's email address.")
+    var email: String
+
+    @Option(help: About.databaseHelp, completion: .file())
+    var db: String?
+}
+
+/// `signup disable EMAIL` and `signup enable EMAIL`: the state that says whether an account may sign in.
+protocol StateCommand: ParsableCommand {
+    var target: AccountTarget { get }
+    static var state: AccountState { get }
+    static var done: String { get }
+}
+
+extension StateCommand {
+    func run() throws {
+        let location = try StoreOption.location(given: target.db)
+        let store = try AccountAccess.existingStore(at: location)
+        let email = AccountAccess.normalized(target.email)
+        let before: AccountState
+        do throws(StoreError) {
+            before = try store.setState(Self.state, email: email)
+        } catch {
+            throw AccountAccess.failure(error)
+        }
+        let shown = VisibleText.of(email)
+        IO.write(before == Self.state ? "\(shown) was already \(Self.state.rawValue)\n" : "\(Self.done) \(shown)\n", to: 1)
+        if let failure = IO.outputFailure {
+            IO.write("error: cannot write to standard output: \(failure)\n", to: 2)
+            throw ExitCode(ExitStatus.unwritable)
+        }
+    }
+}
+
+/// `signup disable EMAIL`.
+struct DisableCommand: StateCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "disable",
+        abstract: "Disable an account: it keeps its row and password but cannot sign in.",
+        discussion: """
+            signup verify then answers "This account is disabled" (exit 77) whether or not the password \
+            matches, and a consumer whose query asks for state = 'active' (the Dovecot recipe) refuses it. \
+            signup enable undoes it. Disabling a disabled account changes nothing and succeeds.
+            Exit codes: 0 disabled, \(AccountAccess.exitCodes).
+            """
+    )
+    static let state = AccountState.disabled
+    static let done = "Disabled"
+
+    @OptionGroup var target: AccountTarget
+}
+
+/// `signup enable EMAIL`.
+struct EnableCommand: StateCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enable",
+        abstract: "Enable a disabled or pending account: it may sign in again.",
+        discussion: """
+            A pending account (waiting for an administrator's approval; list them with \
+            signup list --state pending) is approved this way. Enabling an active account changes \
+            nothing and succeeds.
+            Exit codes: 0 enabled, \(AccountAccess.exitCodes).
+            """
+    )
+    static let state = AccountState.active
+    static let done = "Enabled"
+
+    @OptionGroup var target: AccountTarget
+}
+
+/// `signup delete EMAIL [--yes]`: the row and its hash are gone for good.
+struct DeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete an account: its row and password hash are gone for good.",
+        discussion: """
+            At a terminal it asks "Delete EMAIL? [y/N]"; only y or yes deletes. A script must say --yes. \
+            On SQLite the freed bytes are zeroed (secure_delete) and the -wal is checkpointed, so the \
+            old hash does not linger in the file.
+            Exit codes: 0 deleted, 1 declined at the question, \(AccountAccess.exitCodes), 130 cancelled \
+            (Ctrl-C or Ctrl-D at the question). Without --yes and without a terminal: 64.
+            """
+    )
+
+    @OptionGroup var target: AccountTarget
+
+    @Flag(help: "Delete without asking (required when not at a terminal).")
+    var yes = false
+
+    func run() throws {
+        let location = try StoreOption.location(given: target.db)
+        let atTerminal = isTerminal(0) && isTerminal(2)
+        if !yes && !atTerminal {
+            throw UsageError("signup delete asks before deleting, and there is no terminal to ask at: add --yes")
+        }
+        TerminalGuard.install()
+        let store = try AccountAccess.existingStore(at: location)
+        let email = AccountAccess.normalized(target.email)
+        do throws(StoreError) {
+            // Asked only about an account that exists: a question about a typo would be answered for nothing.
+            guard try store.isTaken(email: email) else { throw .noAccount }
+        } catch {
+            throw AccountAccess.failure(error)
+        }
+        if !yes {
+            guard try Self.confirm(email) else {
+                IO.write("Nothing was deleted.\n", to: 2)
+                throw ExitCode(ExitStatus.declined)
+            }
+        }
+        do throws(StoreError) {
+            try store.delete(email: email, whenLocked: TerminalGuard.holdSignals)
+        } catch {
+            TerminalGuard.releaseSignals()
+            throw AccountAccess.failure(error)
+        }
+        IO.write("Deleted \(VisibleText.of(email))\n", to: 1)
+        if let failure = IO.outputFailure {
+            IO.write("error: cannot write to standard output: \(failure)\n", to: 2)
+            throw ExitCode(ExitStatus.unwritable)
+        }
+    }
+
+    /// Asks `Delete EMAIL? [y/N]` at the terminal; Ctrl-C or Ctrl-D there exits 130.
+    private static func confirm(_ email: String) throws -> Bool {
+        TerminalGuard.prepareInterruptReport(conversation: "Nothing was deleted.\n", result: "")
+        let session = try TerminalStart.session(hint: "Nothing was deleted. Add --yes to delete without asking.")
+        session.discardTypeAhead()
+        let read = session.readLine(prompt: "Delete \(VisibleText.of(email))? [y/N] ", remember: false)
+        session.close()
+        switch read {
+        case .line(let answer):
+            return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+        case .unreadable:
+            return false
+        case .interrupted, .endOfInput:
+            IO.write("Nothing was deleted.\n", to: 2)
+            throw ExitCode(ExitStatus.cancelled)
+        }
+    }
+}

@@ -1,0 +1,309 @@
+import AccountStore
+import ArgumentParser
+import Dispatch
+import Foundation
+import PasswordStrength
+import SignupCore
+import WizardTerminal
+
+/// `signup import FILE|-`: many accounts in one run, each row checked as a sign-up is.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Create many accounts from a CSV or JSON Lines file (or - for standard input).",
+        discussion: """
+            CSV (RFC 4180) starts with the header email,password or email,password_hash; JSON Lines \
+            has one object a line with "email" and "password" or "password_hash". Every row is checked \
+            by the rules and policy of a sign-up (a password_hash must be an Argon2id PHC string); each \
+            rejected row is reported on standard error with its line number, its email made visible \
+            and every failing code, never its password, and the other rows are still imported. \
+            Passwords are hashed on every core, and rows are stored in transactions of \
+            \(ImportRun.batchSize): an email that is already taken is reported and skipped, or with \
+            --update its password is changed. Interrupted at any moment, every stored row is whole, \
+            and running the same import again finishes the rest without duplicates. --dry-run checks \
+            every row and writes nothing. A line may be at most 64 KiB.
+            Exit codes: 0 every row created, updated or already there, 64 usage, 65 some rows were \
+            rejected (the others were imported), 66 the file cannot be read, 74 storage failure (the \
+            transactions committed before it stay: run the import again).
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The file to import, or - for standard input.", valueName: "file"), completion: .file())
+    var file: String
+
+    @Option(help: About.databaseHelp, completion: .file())
+    var db: String?
+
+    @Flag(help: "Change the password of an account whose email is already taken, instead of skipping it.")
+    var update = false
+
+    @Flag(help: "Check every row, store nothing.")
+    var dryRun = false
+
+    @Flag(help: "Print a summary as one JSON object on standard output.")
+    var json = false
+
+    @OptionGroup var policy: PolicyOptions
+
+    func run() throws {
+        let passwordPolicy = try policy.load()
+        let location = try StoreOption.location(given: db)
+        let fd: Int32
+        if file == "-" {
+            fd = 0
+        } else {
+            fd = IO.open(Array(file.utf8), O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                IO.write("error: cannot open the file to import: \(String(cString: strerror(errno)))\n", to: 2)
+                throw ExitCode(ExitStatus.incomplete)
+            }
+        }
+        let progress = isTerminal(2) && !json
+        var run = ImportRun(location: location, policy: passwordPolicy, update: update, dryRun: dryRun,
+                            progress: progress, total: progress ? Self.lineCount(fd) : nil)
+        let summary = try run.importing(from: LineInput(fd: fd))
+        summary.show(json: json, dryRun: dryRun)
+        if let failure = IO.outputFailure {
+            IO.write("error: cannot write to standard output: \(failure)\n", to: 2)
+            throw ExitCode(ExitStatus.unwritable)
+        }
+        if let storage = summary.storageFailure {
+            IO.write("error: \(VisibleText.of(storage)); the rows stored before it stay: run the same import again to finish\n", to: 2)
+            throw ExitCode(ExitStatus.storage)
+        }
+        throw ExitCode(summary.rejected > 0 ? ExitStatus.invalid : 0)
+    }
+}
+
+extension ImportCommand {
+    /// The lines of a regular file (for the progress line's total and time left), read from its
+    /// start and rewound; nil for a pipe or a terminal, which cannot be read twice.
+    static func lineCount(_ fd: Int32) -> Int? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var lines = 0
+        while true {
+            let got = IO.read(fd, into: &buffer, count: buffer.count)
+            if got <= 0 { break }
+            lines += buffer[..<got].count(where: { $0 == UInt8(ascii: "\n") })
+        }
+        guard lseek(fd, 0, SEEK_SET) == 0 else { return nil }
+        return max(0, lines - 1)  // the header, or (JSON Lines) one more row that the count may miss at the end
+    }
+}
+
+/// What an import did, row by row counted.
+struct ImportSummary {
+    var created = 0
+    var updated = 0
+    var taken = 0
+    var rejected = 0
+    var storageFailure: String?
+
+    func show(json: Bool, dryRun: Bool) {
+        if json {
+            var members: [(String, Any)] = [("status", storageFailure == nil ? "imported" : "storage_error")]
+            members += [("created", created), ("updated", updated), ("taken", taken), ("rejected", rejected), ("dry_run", dryRun)]
+            IO.write(JSONText.object(members) + "\n", to: 1)
+        } else {
+            let verb = dryRun ? "Dry run, nothing was stored: would create" : "Imported: created"
+            IO.write("\(verb) \(created), updated \(updated), already there \(taken), rejected \(rejected)\n", to: 1)
+        }
+    }
+}
+
+/// The import's pipeline: rows read and checked one at a time, hashed a batch at a time on
+/// every core, each batch stored in one transaction. Memory holds one batch, whatever the file's length.
+struct ImportRun {
+    /// Rows a transaction stores, and a batch hashes: enough to keep every core busy and a
+    /// commit's cost small, few enough that an interrupted run loses little work.
+    static let batchSize = 256
+
+    let location: StoreLocation
+    let policy: PasswordPolicy
+    let update: Bool
+    let dryRun: Bool
+    let progress: Bool
+    /// The rows the file holds, when it could be counted, for "done/total" and the time left.
+    let total: Int?
+    private var summary = ImportSummary()
+    private var store: (any AccountBackend)?
+    private var opened = false
+    private var started = DispatchTime.now()
+
+    init(location: StoreLocation, policy: PasswordPolicy, update: Bool, dryRun: Bool, progress: Bool, total: Int?) {
+        self.total = total
+        self.location = location
+        self.policy = policy
+        self.update = update
+        self.dryRun = dryRun
+        self.progress = progress
+    }
+
+    /// One row that passed its checks: a password to hash, or a hash to store as it is.
+    struct Row {
+        var line: Int
+        var email: String
+        var password: Secret?
+        var hash: PasswordHash?
+    }
+
+    /// Imports every record of `input`; the store is opened at the first batch, so a file with
+    /// no row to store creates no database.
+    mutating func importing(from input: LineInput) throws -> ImportSummary {
+        var reader = RecordReader(input)
+        let form = SignupForm.make(policy: policy, strength: .zxcvbn)
+        var batch: [Row] = []
+        batch.reserveCapacity(Self.batchSize)
+        while summary.storageFailure == nil, let record = reader.next() {
+            switch record {
+            case .problem(let line, let text):
+                reject(line: line, email: nil, codes: [text])
+            case .row(let line, let email, let secret, let isHash):
+                if let row = check(line: line, email: email, secret: secret, isHash: isHash, form: form) {
+                    batch.append(row)
+                }
+            }
+            if batch.count == Self.batchSize { store(&batch) }
+        }
+        if !batch.isEmpty && summary.storageFailure == nil { store(&batch) }
+        if progress { IO.write("\n", to: 2) }
+        if let code = input.readError {
+            IO.write("error: cannot read the file to import: \(String(cString: strerror(code)))"
+                + (summary.created + summary.updated > 0 ? "; the rows read before were stored\n" : "\n"), to: 2)
+            throw ExitCode(ExitStatus.incomplete)
+        }
+        return summary
+    }
+
+    /// The row's failing codes are reported and nil returned, or the row to store.
+    private mutating func check(line: Int, email: String, secret: String, isHash: Bool, form: Form) -> Row? {
+        var form = form
+        let email = SignupForm.normalizeEmail(email)
+        form.answer(SignupForm.email, with: email)
+        var codes = form.errors(for: SignupForm.email).map(\.code)
+        var row = Row(line: line, email: email)
+        if isHash {
+            do {
+                row.hash = try PasswordHash(parsing: secret)
+            } catch {
+                codes.append("password_hash.invalid")
+            }
+        } else {
+            let password = SignupForm.normalizePassword(secret)
+            form.answer(SignupForm.password, with: password)
+            form.answer(SignupForm.confirm, with: password)
+            codes += form.errors(for: SignupForm.password).map(\.code)
+            row.password = Secret(password)
+        }
+        guard codes.isEmpty else {
+            reject(line: line, email: email, codes: codes)
+            return nil
+        }
+        return row
+    }
+
+    private mutating func reject(line: Int, email: String?, codes: [String]) {
+        summary.rejected += 1
+        let shown = email.map { " \(VisibleText.of($0))" } ?? ""
+        IO.write("\(progress ? "\r" : "")line \(line)\(shown): \(codes.joined(separator: ", "))\n", to: 2)
+    }
+
+    /// Hashes the batch on every core, then stores it in one transaction (a dry run only asks
+    /// which emails are taken), reports taken emails, and empties the batch.
+    private mutating func store(_ batch: inout [Row]) {
+        defer { batch.removeAll(keepingCapacity: true) }
+        if !opened {
+            opened = true
+            do throws(StoreError) {
+                store = dryRun ? try location.openExisting() : try location.openForWriting()
+            } catch {
+                summary.storageFailure = error.description
+                return
+            }
+        }
+        if dryRun {
+            for row in batch {
+                let taken: Bool
+                do throws(StoreError) {
+                    taken = try store?.isTaken(email: row.email) ?? false
+                } catch {
+                    summary.storageFailure = error.description
+                    return
+                }
+                if !taken { summary.created += 1 } else if update { summary.updated += 1 } else { takenRow(row) }
+            }
+            return
+        }
+        let hashes = Self.hashAll(batch, costs: policy.argon2)
+        var accounts: [NewAccount] = []
+        for (row, hash) in zip(batch, hashes) {
+            guard let hash else {
+                summary.storageFailure = "a password could not be hashed (line \(row.line))"
+                return
+            }
+            accounts.append(NewAccount(email: row.email, passwordHash: hash))
+        }
+        let outcomes: [BatchOutcome]
+        do throws(StoreError) {
+            guard let store else { return }
+            outcomes = try store.insertBatch(accounts, update: update, at: Date())
+        } catch {
+            summary.storageFailure = error.description
+            return
+        }
+        for (row, outcome) in zip(batch, outcomes) {
+            switch outcome {
+            case .created: summary.created += 1
+            case .updated: summary.updated += 1
+            case .taken: takenRow(row)
+            }
+        }
+        showProgress()
+    }
+
+    private mutating func takenRow(_ row: Row) {
+        summary.taken += 1
+        IO.write("\(progress ? "\r" : "")line \(row.line) \(VisibleText.of(row.email)): email.taken (skipped)\n", to: 2)
+    }
+
+    /// Each row's hash (its own, or its password's), computed on every core at once.
+    private static func hashAll(_ batch: [Row], costs: PasswordPolicy.Argon2Costs) -> [PasswordHash?] {
+        let results = HashSlots(count: batch.count)
+        DispatchQueue.concurrentPerform(iterations: batch.count) { index in
+            let row = batch[index]
+            results.set(index, row.hash ?? row.password.flatMap { try? PasswordHasher.hash($0, costs: costs) })
+        }
+        return results.values
+    }
+
+    private func showProgress() {
+        guard progress else { return }
+        let done = summary.created + summary.updated + summary.taken + summary.rejected
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        let rate = seconds > 0 ? Double(done) / seconds : 0
+        var line = "\r\(done)"
+        if let total, total >= done {
+            line += "/\(total) rows, \(Int(rate))/s"
+            if rate > 0 { line += ", about \(Int((Double(total - done) / rate).rounded(.up))) s left" }
+        } else {
+            line += " rows, \(Int(rate))/s"
+        }
+        IO.write(line + "   ", to: 2)
+    }
+}
+
+/// Where concurrent hashing puts its results: each slot written by one iteration only.
+private final class HashSlots: @unchecked Sendable {
+    private(set) var values: [PasswordHash?]
+    private let lock = NSLock()
+
+    init(count: Int) { values = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: PasswordHash?) {
+        lock.lock()
+        values[index] = value
+        lock.unlock()
+    }
+}

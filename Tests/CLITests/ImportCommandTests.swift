@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+/// `signup import`: rows checked as sign-ups, rejected ones reported without their passwords,
+/// taken ones skipped or updated, nothing written by a dry run, and a second run after an
+/// interruption finishing the rest without duplicates.
+@Suite struct ImportCommandTests {
+    typealias Store = AccountLifeCommandTests.Store
+
+    static let csv = """
+        email,password
+        alice@example.com,\(goodPassword)
+        "bob@example.com","Kite,with ""quotes"" 9X-Harbor"
+        bad@@example.com,short-secret
+        Carol@Example.com,Harbor-Tulip-Kite-93
+        ALICE@example.com,Other-Harbor-Kite-77
+
+        """
+
+    private func database(_ store: Store, _ sandbox: Sandbox) -> (String, TestDatabase?) {
+        let pg = store == .postgres ? TestDatabase() : nil
+        return (pg?.socket ?? sandbox.db, pg)
+    }
+
+    @Test(arguments: Store.available)
+    func csvRowsAreCheckedReportedAndStored(store: Store) {
+        let box = Sandbox()
+        let (db, pg) = database(store, box)
+        let file = box.file("accounts.csv", Data(Self.csv.utf8))
+        let secrets = ["Kite,with", "short-secret", "Harbor-Tulip-Kite-93", "Other-Harbor-Kite-77"]
+        let run = box.run(["import", file, "--db", db, "--json"], secrets: secrets)
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.json["created"] as? Int == 3)
+        #expect(run.json["rejected"] as? Int == 1)
+        #expect(run.json["taken"] as? Int == 1)
+        // The line number, the email made visible and every failing code; never the password.
+        #expect(run.stderr.contains("line 4 bad@@example.com: email.invalid, password.needsDigit, password.needsUppercase, password.tooWeak\n"), "\(run.stderr)")
+        #expect(run.stderr.contains("line 6 ALICE@example.com: email.taken (skipped)"))
+        #expect(box.run(["verify", "bob@example.com", "--db", db], input: lines("Kite,with \"quotes\" 9X-Harbor\n"), secrets: secrets).status == 0)
+        #expect(box.run(["verify", "alice@example.com", "--db", db], input: lines(goodPassword + "\n")).status == 0)
+        _ = pg
+    }
+
+    @Test(arguments: Store.available)
+    func updateChangesTakenAccountsAndDryRunWritesNothing(store: Store) {
+        let box = Sandbox()
+        let (db, pg) = database(store, box)
+        box.run(["--db", db], input: lines(answers))
+        let jsonLines = """
+            {"email":"alice@example.com","password":"Harbor-Tulip-Kite-93"}
+            {"email":"new@example.com","password":"Harbor-Tulip-Kite-93"}
+
+            """
+        let file = box.file("accounts.jsonl", Data(jsonLines.utf8))
+        let dry = box.run(["import", file, "--db", db, "--update", "--dry-run", "--json"], secrets: ["Harbor-Tulip-Kite-93"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.json["created"] as? Int == 1 && dry.json["updated"] as? Int == 1)
+        #expect(box.run(["list", "--db", db, "--json"]).stdout.contains("new@example.com") == false)
+        #expect(box.run(["verify", "alice@example.com", "--db", db], input: lines(goodPassword + "\n")).status == 0)
+        let real = box.run(["import", file, "--db", db, "--update"], secrets: ["Harbor-Tulip-Kite-93"])
+        #expect(real.status == 0, "\(real.stderr)")
+        #expect(real.stdout == "Imported: created 1, updated 1, already there 0, rejected 0\n")
+        #expect(box.run(["verify", "alice@example.com", "--db", db], input: lines("Harbor-Tulip-Kite-93\n"), secrets: ["Harbor-Tulip-Kite-93"]).status == 0)
+        _ = pg
+    }
+
+    @Test func aPHCHashIsImportedAsItIsAndAMalformedOneIsRejected() {
+        let box = Sandbox()
+        box.run(["--db", box.db], input: lines(answers))
+        // A hash signup itself made, for a known password: alice's, moved to another email.
+        let stored = tool(["python3", "-c", "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT password_hash FROM account').fetchone()[0])",
+                           box.db]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let csv = "email,password_hash\nmoved@example.com,\(stored)\nbroken@example.com,$argon2id$v=19$nonsense\n"
+        let run = box.run(["import", box.file("hashes.csv", Data(csv.utf8)), "--db", box.db])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("line 3 broken@example.com: password_hash.invalid"))
+        #expect(box.run(["verify", "moved@example.com", "--db", box.db], input: lines(goodPassword + "\n")).status == 0)
+    }
+
+    @Test func aFileWithoutItsHeaderIsRejectedAndWritesNothing() {
+        let box = Sandbox()
+        let run = box.run(["import", box.file("x.csv", Data("alice@example.com,\(goodPassword)\n".utf8)), "--db", box.db])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("line 1: header.invalid"))
+        #expect(box.accounts().isEmpty)
+    }
+
+    @Test func aKilledImportIsFinishedByASecondRunWithoutDuplicates() throws {
+        let box = Sandbox()
+        let count = 600
+        var csv = "email,password\n"
+        for index in 0..<count { csv += "user\(index)@example.com,Harbor-Tulip-\(index)-Kite\n" }
+        let file = box.file("many.csv", Data(csv.utf8))
+        // Killed part-way, without a chance to clean up: committed batches stay whole.
+        let killed = box.run(["import", file, "--db", box.db], via: "\"$0\" \"$@\" & pid=$!; sleep 2; kill -KILL $pid; wait $pid")
+        #expect(killed.status == 137, "\(killed.stderr)")
+        let partial = box.accounts().count
+        #expect(partial < count && partial % 256 == 0, "\(partial) rows after the kill")
+        let second = box.run(["import", file, "--db", box.db, "--json"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.json["created"] as? Int == count - partial)
+        #expect(second.json["taken"] as? Int == partial)
+        let emails = box.accounts().compactMap { $0["email"] as? String }
+        #expect(emails.count == count && Set(emails).count == count)
+    }
+
+    @Test func aFileThatCannotBeReadIs66AndCreatesNoDatabase() {
+        let box = Sandbox()
+        let folder = box.run(["import", box.folder.path, "--db", box.db])
+        #expect(folder.status == 66)
+        #expect(folder.stderr.contains("cannot read the file to import"))
+        let missing = box.run(["import", box.folder.appendingPathComponent("none.csv").path, "--db", box.db])
+        #expect(missing.status == 66)
+        #expect(!FileManager.default.fileExists(atPath: box.db))
+    }
+
+    @Test func aJSONLineWithAnUnknownKeyOrNoPasswordIsRejected() {
+        let box = Sandbox()
+        let jsonLines = """
+            {"email":"a@example.com","pasword":"Harbor-Tulip-Kite-93"}
+            {"email":"b@example.com","password":7}
+            {"email":"c@example.com"}
+            {"email":"d@example.com","password":"Harbor-Tulip-Kite-93"}
+
+            """
+        let run = box.run(["import", box.file("x.jsonl", Data(jsonLines.utf8)), "--db", box.db], secrets: ["Harbor-Tulip-Kite-93"])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("line 1: json.unknownKey"))
+        #expect(run.stderr.contains("line 2: json.notAString"))
+        #expect(run.stderr.contains("line 3: json.passwordOrHash"))
+        #expect(box.accounts().compactMap { $0["email"] as? String } == ["d@example.com"])
+    }
+}
