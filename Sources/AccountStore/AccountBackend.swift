@@ -16,6 +16,13 @@ public protocol AccountBackend: AnyObject {
     func create(
         email: String, passwordHash: PasswordHash, at date: Date, state: AccountState, whenLocked: () -> Void
     ) throws(StoreError) -> Account
+    /// Stores a public sign-up's account in the `pending` state, recording `origin` (the client's
+    /// address), if `limits` leave room for one more from that origin and from everyone in their
+    /// window; else throws ``StoreError/limitReached(reason:)``, storing nothing. The count and the
+    /// insert are one transaction, serialized with every other public sign-up.
+    func createPending(
+        email: String, passwordHash: PasswordHash, at date: Date, origin: String, limits: SignupLimits, whenLocked: () -> Void
+    ) throws(StoreError) -> Account
     /// Whether an account with this email's key exists.
     func isTaken(email: String) throws(StoreError) -> Bool
     /// What a password for this email is checked against: its account's stored hash or, when

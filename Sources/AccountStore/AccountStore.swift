@@ -158,6 +158,27 @@ public final class AccountStore: Sendable {
         return try insert(email: email, passwordHash: passwordHash, at: date, state: state, whenLocked: whenLocked, completion: .commit)
     }
 
+    /// Stores a public sign-up's account, pending, if `limits` allow one more from `origin`
+    /// (``AccountBackend/createPending(email:passwordHash:at:origin:limits:whenLocked:)``).
+    /// The count and the insert are one immediate transaction: concurrent sign-ups are counted
+    /// one after the other, never both under the limit.
+    public func createPending(
+        email: String, passwordHash: PasswordHash, at date: Date, origin: String, limits: SignupLimits, whenLocked: () -> Void
+    ) throws(StoreError) -> Account {
+        try checkWritable()
+        return try insert(
+            email: email, passwordHash: passwordHash, at: date, state: .pending, origin: origin, whenLocked: whenLocked,
+            completion: .commit
+        ) { db in
+            let since = Self.timestamp(date.addingTimeInterval(-Double(limits.windowSeconds)))
+            let fromOrigin = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM account WHERE origin = ? AND created_at >= ?", arguments: [origin, since]) ?? 0
+            let fromAll = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM account WHERE origin IS NOT NULL AND created_at >= ?", arguments: [since]) ?? 0
+            if let refusal = limits.refusal(fromOrigin: fromOrigin, fromAll: fromAll) { throw refusal }
+        }
+    }
+
     private func checkWritable() throws(StoreError) {
         guard !isReadOnly else {
             throw .unavailable(reason: "the database \(path) is read-only (opened for reading)")
@@ -173,8 +194,8 @@ public final class AccountStore: Sendable {
 
     /// One insert in an immediate transaction, ended by `completion`: the real one and its rehearsal.
     private func insert(
-        email: String, passwordHash: PasswordHash, at date: Date, state: AccountState, whenLocked: () -> Void,
-        completion: Database.TransactionCompletion
+        email: String, passwordHash: PasswordHash, at date: Date, state: AccountState, origin: String? = nil,
+        whenLocked: () -> Void, completion: Database.TransactionCompletion, precheck: (Database) throws -> Void = { _ in }
     ) throws(StoreError) -> Account {
         let key = Self.key(forEmail: email)
         let email = Self.normalized(email)
@@ -182,9 +203,16 @@ public final class AccountStore: Sendable {
         // Plain SQL, not a GRDB record: a record's insert reads the table's columns and the
         // schema first, which was a third of what the store cost a sign-up (BENCHMARKS.md).
         let id: Int64 = try writing(whenLocked: whenLocked, completion: completion) { db in
-            try db.execute(
-                sql: "INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES (?, ?, ?, ?, ?)",
-                arguments: [email, key, passwordHash.phc, createdAt, state.rawValue])
+            try precheck(db)
+            if let origin {
+                try db.execute(
+                    sql: "INSERT INTO account (email, email_key, password_hash, created_at, state, origin) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [email, key, passwordHash.phc, createdAt, state.rawValue, origin])
+            } else {
+                try db.execute(
+                    sql: "INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [email, key, passwordHash.phc, createdAt, state.rawValue])
+            }
             return db.lastInsertedRowID
         }
         return Account(id: id, email: email, createdAt: createdAt, state: state)

@@ -6,12 +6,20 @@ enum Migrations {
     static let accountsTable = "v1-accounts"
     static let caseFoldedKeys = "v2-email-key-casefold"
     static let accountState = "v3-account-state"
-    static let known: Set<String> = [accountsTable, caseFoldedKeys, accountState]
+    static let accountOrigin = "v4-account-origin"
+    static let known: Set<String> = [accountsTable, caseFoldedKeys, accountState, accountOrigin]
     /// What `v3-account-state` adds, in both backends' SQL: an account's state (only `active` signs
     /// in) and when its password last changed (NULL until it does).
     static let accountStateColumns = [
         "ALTER TABLE account ADD COLUMN state TEXT NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'disabled', 'pending'))",
         "ALTER TABLE account ADD COLUMN password_changed_at TEXT",
+    ]
+
+    /// What `v4-account-origin` adds, in both backends' SQL: where a public sign-up came from (the
+    /// client's address; NULL for every other account), and the index the sign-up limits count with.
+    static let accountOriginColumns = [
+        "ALTER TABLE account ADD COLUMN origin TEXT",
+        "CREATE INDEX account_origin_created_at ON account (origin, created_at)",
     ]
 
     static let migrator: DatabaseMigrator = {
@@ -49,6 +57,9 @@ enum Migrations {
         }
         migrator.registerMigration(accountState) { db in
             for statement in accountStateColumns { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration(accountOrigin) { db in
+            for statement in accountOriginColumns { try db.execute(sql: statement) }
         }
         return migrator
     }()
@@ -108,16 +119,17 @@ enum Migrations {
                 + "(it has the migration\(unknown.count == 1 ? "" : "s") \(names), which this version does not know); it was left untouched")
         }
         let states = applied.contains(accountState)
-        try checkAccountTable(db, path: path, states: states)
+        try checkAccountTable(db, path: path, states: states, origin: applied.contains(accountOrigin))
         if applied.contains(caseFoldedKeys) { return .signup(oldKeys: false, states: states) }
         if let clash = try keyClash(db, path: path) { throw clash }
         return .signup(oldKeys: true, states: states)
     }
 
     /// Refuses an account table without our columns or without its unique key on `email_key`.
-    private static func checkAccountTable(_ db: Database, path: DatabasePath, states: Bool) throws {
+    private static func checkAccountTable(_ db: Database, path: DatabasePath, states: Bool, origin: Bool) throws {
         let columns = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('account')"))
         let expected = ["id", "email", "email_key", "password_hash", "created_at"] + (states ? ["state", "password_changed_at"] : [])
+            + (origin ? ["origin"] : [])
         let missing = expected.filter { !columns.contains($0) }
         guard missing.isEmpty else {
             throw StoreError.unavailable(reason: "the database \(path) cannot be used: its account table lacks the column "

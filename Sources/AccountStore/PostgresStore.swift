@@ -15,7 +15,7 @@ public final class PostgresStore: AccountBackend {
     private var hasStates = true
 
     /// The migrations this program knows, in order; GRDB's names, so both backends agree.
-    static let migrationNames = ["v1-accounts", "v2-email-key-casefold", Migrations.accountState]
+    static let migrationNames = ["v1-accounts", "v2-email-key-casefold", Migrations.accountState, Migrations.accountOrigin]
     /// `pg_advisory_xact_lock` key under which migrations run: "signup" in ASCII.
     static let migrationLock = "115471698949488"
 
@@ -66,18 +66,47 @@ public final class PostgresStore: AccountBackend {
     public func create(
         email: String, passwordHash: PasswordHash, at date: Date, state: AccountState, whenLocked: () -> Void
     ) throws(StoreError) -> Account {
+        try insert(email: email, passwordHash: passwordHash, at: date, state: state, public: nil, whenLocked: whenLocked)
+    }
+
+    /// Stores a public sign-up's account, pending, if `limits` allow one more from `origin`
+    /// (``AccountBackend/createPending(email:passwordHash:at:origin:limits:whenLocked:)``).
+    /// Public sign-ups take one advisory lock for their count and insert, so two are never both
+    /// counted under the limit.
+    public func createPending(
+        email: String, passwordHash: PasswordHash, at date: Date, origin: String, limits: SignupLimits, whenLocked: () -> Void
+    ) throws(StoreError) -> Account {
+        try insert(email: email, passwordHash: passwordHash, at: date, state: .pending, public: (origin, limits), whenLocked: whenLocked)
+    }
+
+    /// The lock public sign-ups take for their count and insert ("signup-p" in ASCII).
+    static let publicSignupLock: Int64 = 0x7369_676e_7570_2d70
+
+    private func insert(
+        email: String, passwordHash: PasswordHash, at date: Date, state: AccountState,
+        public publicSignup: (origin: String, limits: SignupLimits)?, whenLocked: () -> Void
+    ) throws(StoreError) -> Account {
         let email = AccountStore.normalized(email)
         let key = AccountStore.key(forEmail: email)
         let createdAt = AccountStore.timestamp(date)
-        let inserted: [[String?]]
+        var inserted: [[String?]] = []
+        var refusal: StoreError?
         do {
             try connection.execute("BEGIN")
+            if let (origin, limits) = publicSignup {
+                try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [String(Self.publicSignupLock)])
+                let since = AccountStore.timestamp(date.addingTimeInterval(-Double(limits.windowSeconds)))
+                let counts = try connection.execute("""
+                    SELECT count(*) FILTER (WHERE origin = $1), count(*) FROM account WHERE origin IS NOT NULL AND created_at >= $2
+                    """, [origin, since])
+                refusal = limits.refusal(fromOrigin: Int(counts.first?[0] ?? "") ?? 0, fromAll: Int(counts.first?[1] ?? "") ?? 0)
+            }
             // The session's start time names this server process, so that after a lost COMMIT
             // a new connection can end exactly this session before it looks for the row.
-            inserted = try connection.execute("""
-                INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES ($1, $2, $3, $4, $5)
+            if refusal == nil { inserted = try connection.execute("""
+                INSERT INTO account (email, email_key, password_hash, created_at, state, origin) VALUES ($1, $2, $3, $4, $5, $6)
                 RETURNING id, (SELECT backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid())
-                """, [email, key, passwordHash.phc, createdAt, state.rawValue])
+                """, [email, key, passwordHash.phc, createdAt, state.rawValue, publicSignup?.origin]) }
         } catch {
             _ = try? connection.execute("ROLLBACK")
             if error.isUniqueViolation { throw .emailTaken }
@@ -85,6 +114,10 @@ public final class PostgresStore: AccountBackend {
                 throw .unavailable(reason: "the connection to \(location) was lost before the account was stored; it was not created (libpq: \(error.reason))")
             }
             throw storeError(error)
+        }
+        if let refusal {
+            _ = try? connection.execute("ROLLBACK")
+            throw refusal
         }
         guard let idText = inserted.first?[0], let id = Int64(idText) else {
             _ = try? connection.execute("ROLLBACK")
@@ -395,6 +428,8 @@ public final class PostgresStore: AccountBackend {
             try recomputeKeys()
         case Migrations.accountState:
             for statement in Migrations.accountStateColumns { try connection.execute(statement) }
+        case Migrations.accountOrigin:
+            for statement in Migrations.accountOriginColumns { try connection.execute(statement) }
         default:
             throw PGFailure(.server(sqlstate: "signup"), "unknown migration \(migration)")
         }

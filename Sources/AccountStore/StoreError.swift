@@ -6,6 +6,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case emailTaken
     /// No account has this email's key (a change, a state, a delete: nothing was done).
     case noAccount
+    /// A public sign-up's limit was reached (``SignupLimits``): too many accounts from this client
+    /// or from everyone in the window. Nothing was stored; the reason says when to try again.
+    case limitReached(reason: String)
     /// The database cannot be used: disk full, read-only, locked, missing folder, not a database.
     ///
     /// The reason is a short sentence for people that names the path; it never
@@ -19,6 +22,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "An account with this email already exists"
         case .noAccount:
             "No account has this email"
+        case .limitReached(let reason):
+            reason
         case .unavailable(let reason):
             reason
         }

@@ -32,7 +32,7 @@ enum AccountAccess {
             // The email is not repeated: whatever was typed there may be a secret in the wrong place.
             IO.write("error: no account has this email address\n", to: 2)
             return ExitCode(ExitStatus.noAccount)
-        case .emailTaken, .unavailable:
+        case .emailTaken, .unavailable, .limitReached:
             IO.write("error: \(VisibleText.of(error.description))\n", to: 2)
             return ExitCode(ExitStatus.storage)
         }

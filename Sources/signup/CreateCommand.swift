@@ -238,7 +238,7 @@ struct CreateRun {
         } catch {
             switch error {
             case .noAccount, .emailTaken: return .rejected([SignupForm.emailUnknown])
-            case .unavailable(let reason): return .unavailable(reason: reason)
+            case .unavailable(let reason), .limitReached(let reason): return .unavailable(reason: reason)
             }
         }
     }
@@ -271,7 +271,7 @@ struct CreateRun {
         } catch {
             switch error {
             case .emailTaken: return .rejected([SignupForm.emailTaken])
-            case .noAccount, .unavailable: return .unavailable(reason: error.description)
+            case .noAccount, .unavailable, .limitReached: return .unavailable(reason: error.description)
             }
         }
     }

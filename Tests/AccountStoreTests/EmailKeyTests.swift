@@ -67,7 +67,7 @@ struct EmailKeyTests {
 
             let store = try AccountStore(path: path)
             #expect(try sqliteRows(path, "SELECT identifier FROM grdb_migrations ORDER BY identifier")
-                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state"])
+                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin"])
             #expect(try sqliteRows(path, "SELECT id, email_key FROM account ORDER BY id")
                 == ["1|strasse@example.de", "2|οδυσσεασ@example.gr", "3|bob@example.com"])
             #expect(throws: StoreError.emailTaken) { try store.create(email: "οδυσσεας@example.gr", passwordHash: fakeHash) }

@@ -61,14 +61,14 @@ struct PostgresStoreTests {
             _ = try location.openForWriting()
             let database = try #require(location.databaseName)
             #expect(try TestPostgres.psql("SELECT identifier FROM grdb_migrations ORDER BY identifier", database: database)
-                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state"])
+                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin"])
             let columns = try TestPostgres.psql("""
                 SELECT column_name, data_type, is_nullable FROM information_schema.columns
                 WHERE table_name = 'account' ORDER BY ordinal_position
                 """, database: database)
             #expect(columns == [
                 "id|bigint|NO", "email|text|NO", "email_key|text|NO", "password_hash|text|NO", "created_at|text|NO",
-                "state|text|NO", "password_changed_at|text|YES",
+                "state|text|NO", "password_changed_at|text|YES", "origin|text|YES",
             ])
             let unique = try TestPostgres.psql("""
                 SELECT count(*) FROM pg_indexes WHERE tablename = 'account' AND indexdef LIKE 'CREATE UNIQUE INDEX%(email_key)'
@@ -93,7 +93,7 @@ struct PostgresStoreTests {
             #expect(outcomes.all.filter { $0 == "created" }.count == 1)
             #expect(outcomes.all.filter { $0 == "taken" }.count == 31, "\(outcomes.all.filter { $0.hasPrefix("error") })")
             let database = try #require(location.databaseName)
-            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["3"])
+            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["4"])
             #expect(try TestPostgres.psql("SELECT count(*) FROM account", database: database) == ["1"])
         }
     }
@@ -108,7 +108,7 @@ struct PostgresStoreTests {
             #expect(writing?.description.contains("newer version of signup (migration v9-from-the-future)") == true)
             let reading = #expect(throws: StoreError.self) { try location.openExisting() }
             #expect(reading == writing)
-            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["4"])
+            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["5"])
         }
     }
 
@@ -148,7 +148,7 @@ struct PostgresStoreTests {
             #expect(error?.description.contains("Bob@Example.com") == true)
             #expect(error?.description.contains("BOB@example.com") == true)
             #expect(try TestPostgres.psql("SELECT email_key FROM account WHERE email = 'BOB@example.com'", database: database) == ["stale-3"])
-            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["2"])
+            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["3"])
         }
     }
 

@@ -1,0 +1,34 @@
+import Foundation
+
+/// How many public sign-ups a time window allows: from one client, and from everyone.
+///
+/// They are counted in the store, from the accounts public sign-ups made (their `origin`), so
+/// they hold across concurrent processes and restarts. An account an administrator deletes
+/// (a refused one) no longer counts.
+public struct SignupLimits: Sendable, Equatable {
+    /// The window, in seconds, that both counts look back over.
+    public var windowSeconds: Int
+    /// Accounts one client address may create in the window.
+    public var perClient: Int
+    /// Accounts all public sign-ups together may create in the window.
+    public var overall: Int
+
+    /// Limits of `perClient` accounts a client and `overall` in all, per `windowSeconds`.
+    public init(windowSeconds: Int = 3600, perClient: Int = 3, overall: Int = 30) {
+        self.windowSeconds = windowSeconds
+        self.perClient = perClient
+        self.overall = overall
+    }
+
+    /// The refusal when `fromOrigin` and `fromAll` accounts already made in the window leave no room.
+    func refusal(fromOrigin: Int, fromAll: Int) -> StoreError? {
+        let minutes = max(1, (windowSeconds + 59) / 60)
+        if fromOrigin >= perClient {
+            return .limitReached(reason: "too many accounts were created from your address recently; try again in up to \(minutes) minutes")
+        }
+        if fromAll >= overall {
+            return .limitReached(reason: "too many accounts were created recently; try again in up to \(minutes) minutes")
+        }
+        return nil
+    }
+}
