@@ -1,11 +1,12 @@
 // swift-tools-version:6.1
+// signup and its libraries are licensed under the Apache License 2.0: see LICENSE.
 import PackageDescription
 
 let package = Package(
     name: "signup",
     products: [
         .executable(name: "signup", targets: ["signup"]),
-        // The libraries another program builds on (README, "Library products"). signup-bench is
+        // The libraries another program builds on (SignupCore.docc, "Depending on signup"). signup-bench is
         // an executable target only: a benchmark is not something to depend on.
         .library(name: "SignupCore", targets: ["SignupCore"]),
         .library(name: "WizardTerminal", targets: ["WizardTerminal"]),
@@ -22,7 +23,7 @@ let package = Package(
         .default(enabledTraits: ["AccountStore", "CommandLine"]),
     ],
     dependencies: [
-        // Lowest versions the code allows (README, "Library products"), so a consumer that also
+        // Lowest versions the code allows (SignupCore.docc, "Depending on signup"), so a consumer that also
         // uses these packages resolves: argument-parser 1.5.0 is the first release its changelog
         // says compiles cleanly in Swift 6 language mode (ours needs Sendable CommandConfiguration,
         // 1.3.1); GRDB before 7.10.0 does not link on Linux against a system SQLite built without
