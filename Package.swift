@@ -70,7 +70,7 @@ let package = Package(
         // Prints medians for scripts/bench; not a test, and not a product: SwiftPM still builds
         // it by name (`swift build --product signup-bench`) as the root package's executable.
         .executableTarget(name: "signup-bench", dependencies: ["SignupCore", "AccountStore", "PasswordStrength"]),
-        // The README's "Build your own wizard" as a program: only the public library products.
+        // WizardTerminal.docc's "Build your own wizard" as a program: only the public library products.
         // An executable target, not a product: documentation to read and run, not to depend on.
         .executableTarget(
             name: "wizard-example", dependencies: ["SignupCore", "WizardTerminal", "PasswordStrength"],
@@ -85,7 +85,7 @@ let package = Package(
         // Run the built binary: through pipes (CLITests) and in a pseudo-terminal (TranscriptTests).
         .testTarget(name: "CLITests", dependencies: ["signup"]),
         .testTarget(name: "TranscriptTests", dependencies: ["signup"], resources: [.copy("Transcripts")]),
-        // The example program in a pseudo-terminal and through pipes, and the README's wizard code.
+        // The example program in a pseudo-terminal and through pipes, and the wizard guide's code.
         .testTarget(name: "ExampleTests", dependencies: ["wizard-example", "SignupCore", "WizardTerminal", "PasswordStrength"]),
     ]
 )
