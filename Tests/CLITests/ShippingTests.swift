@@ -52,6 +52,10 @@ import Testing
         #expect(listed == helped, "\(run.stderr)")
         #expect(["create", "list", "verify"].allSatisfy(listed.contains))
         #expect(!FileManager.default.fileExists(atPath: box.db))
+        // `signup help WORD` says the same.
+        let helpWord = box.run(["help", word], secrets: [word])
+        #expect(helpWord.status == 64)
+        #expect(helpWord.stderr.contains("\n" + line + "\n"), "\(helpWord.stderr)")
     }
 
     /// Help, the version and a completion script that standard output does not take are not a
