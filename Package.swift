@@ -1,11 +1,12 @@
 // swift-tools-version:6.1
+// signup and its libraries are licensed under the Apache License 2.0: see LICENSE.
 import PackageDescription
 
 let package = Package(
     name: "signup",
     products: [
         .executable(name: "signup", targets: ["signup"]),
-        // The libraries another program builds on (README, "Library products"). signup-bench is
+        // The libraries another program builds on (SignupCore.docc, "Depending on signup"). signup-bench is
         // an executable target only: a benchmark is not something to depend on.
         .library(name: "SignupCore", targets: ["SignupCore"]),
         .library(name: "WizardTerminal", targets: ["WizardTerminal"]),
@@ -22,7 +23,7 @@ let package = Package(
         .default(enabledTraits: ["AccountStore", "CommandLine"]),
     ],
     dependencies: [
-        // Lowest versions the code allows (README, "Library products"), so a consumer that also
+        // Lowest versions the code allows (SignupCore.docc, "Depending on signup"), so a consumer that also
         // uses these packages resolves: argument-parser 1.5.0 is the first release its changelog
         // says compiles cleanly in Swift 6 language mode (ours needs Sendable CommandConfiguration,
         // 1.3.1); GRDB before 7.10.0 does not link on Linux against a system SQLite built without
@@ -69,7 +70,7 @@ let package = Package(
         // Prints medians for scripts/bench; not a test, and not a product: SwiftPM still builds
         // it by name (`swift build --product signup-bench`) as the root package's executable.
         .executableTarget(name: "signup-bench", dependencies: ["SignupCore", "AccountStore", "PasswordStrength"]),
-        // The README's "Build your own wizard" as a program: only the public library products.
+        // WizardTerminal.docc's "Build your own wizard" as a program: only the public library products.
         // An executable target, not a product: documentation to read and run, not to depend on.
         .executableTarget(
             name: "wizard-example", dependencies: ["SignupCore", "WizardTerminal", "PasswordStrength"],
@@ -84,7 +85,7 @@ let package = Package(
         // Run the built binary: through pipes (CLITests) and in a pseudo-terminal (TranscriptTests).
         .testTarget(name: "CLITests", dependencies: ["signup"]),
         .testTarget(name: "TranscriptTests", dependencies: ["signup"], resources: [.copy("Transcripts")]),
-        // The example program in a pseudo-terminal and through pipes, and the README's wizard code.
+        // The example program in a pseudo-terminal and through pipes, and the wizard guide's code.
         .testTarget(name: "ExampleTests", dependencies: ["wizard-example", "SignupCore", "WizardTerminal", "PasswordStrength"]),
     ]
 )

@@ -51,7 +51,7 @@ struct PasswordOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The password policy: standard, strict or nist.", valueName: "name"), completion: .list(["standard", "strict", "nist"]))
     var policy: String = CreateRun.standardPolicy
 
-    @Option(help: ArgumentHelp("A JSON policy file (its format: README.md, \"Policies and strength\"; installed as /usr/share/doc/signup/README.md.gz by the package).", valueName: "path"), completion: .file())
+    @Option(help: ArgumentHelp("A JSON policy file (its format: man signup-policy).", valueName: "path"), completion: .file())
     var policyFile: String?
 
     @Flag(help: "Print the result as one JSON object on standard output.")

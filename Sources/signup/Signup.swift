@@ -23,6 +23,13 @@ struct Signup: ParsableCommand {
             PGSERVICE...) apply to a PostgreSQL database.
             Files: $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite, \
             the default database (with its -wal and -shm files beside it); ~/.pgpass, libpq's passwords.
+            Examples:
+              signup                          ask at this terminal
+              signup --db ./accounts.sqlite < answers.txt
+                                              a script: email, password, confirmation
+              signup --email a@example.com --password-file pw.txt --json
+              signup list
+              signup verify a@example.com < pw.txt
             """,
         version: About.version,
         subcommands: [
@@ -48,9 +55,9 @@ struct Signup: ParsableCommand {
         // `signup help WORD` shows the root help for any WORD and exits 0; a word that names no
         // subcommand is a usage error, and (like every argument) is not repeated.
         let words = CommandLine.arguments.dropFirst()
-        let names = Set(configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"])
-        if words.first == "help", words.dropFirst().contains(where: { !names.contains($0) && !$0.hasPrefix("-") }) {
-            IO.write("error: signup help takes the name of a subcommand: create, list or verify (the word given is not shown: it may be a secret).\n", to: 2)
+        if words.first == "help", words.dropFirst().contains(where: { !Self.namesCommand($0) && !$0.hasPrefix("-") }) {
+            IO.write("error: signup help takes the name of a command (the word given is not shown: it may be a secret).\n"
+                + Self.commandList, to: 2)
             Self.exit(withError: ExitCode(ExitStatus.usage))
         }
         do {
@@ -93,8 +100,31 @@ struct Signup: ParsableCommand {
     static func exitWithoutRepeatingArguments(_ error: any Error) -> Never {
         let code = exitCode(for: error)
         guard code != .success else { exitSucceeding(error, as: Self.self) }  // --help, --version
-        IO.write(ParseErrorText.message(for: error, in: Self.self), to: 2)
+        var message = ParseErrorText.message(for: error, in: Self.self)
+        // `signup passwd`, `signup lsit`: a first word that names no command is most likely a
+        // command that does not exist (here, or yet), so the message says which ones do.
+        if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), !namesCommand(first),
+           let lineEnd = message.firstIndex(of: "\n") {
+            message.insert(contentsOf: "The first word names no command of signup's.\n" + commandList, at: message.index(after: lineEnd))
+        }
+        IO.write(message, to: 2)
         Self.exit(withError: code)
+    }
+
+    /// The names of signup's commands, from the configuration's `subcommands`: a command added
+    /// there appears in every message that lists them.
+    static var commandNames: [String] {
+        configuration.subcommands.compactMap { $0.configuration.commandName }
+    }
+
+    /// True when `word` is one of signup's commands, or `help`.
+    static func namesCommand(_ word: String) -> Bool {
+        word == "help" || commandNames.contains(word)
+    }
+
+    /// `Commands: create, list, verify (signup COMMAND --help for one).`, a line of its own.
+    static var commandList: String {
+        "Commands: \(commandNames.joined(separator: ", ")) (signup help COMMAND for one).\n"
     }
 
     /// Writes what a clean exit shows (help, the version, a completion script: the parser's text

@@ -172,7 +172,7 @@ struct PasswordHashTests {
         }
     }
 
-    @Test("the README's storing example compiles, is the README's text, and stores what it says")
+    @Test("the storing example compiles, is the text of AccountStore's article, and stores what it says")
     func readmeExample() throws {
         let password = "Granite-Lantern-58", email = "alice@example.com", otherEmail = "bob@example.com"
         let phcFromElsewhere = "$argon2id$v=19$m=19456,t=2,p=1$\(Self.salt)$\(Self.hash)"
@@ -194,7 +194,9 @@ struct PasswordHashTests {
         let begin = try #require(source.firstIndex(of: "// README store begin"))
         let end = try #require(source.firstIndex(of: "// README store end"))
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8).components(separatedBy: "\n")
+        // Once the README's; now AccountStore's DocC article.
+        let article = root.appendingPathComponent("Sources/AccountStore/AccountStore.docc/StoringAccounts.md")
+        let readme = try String(contentsOf: article, encoding: .utf8).components(separatedBy: "\n")
         let heading = try #require(readme.firstIndex { $0.hasPrefix("**Storing accounts from your own program.**") })
         let open = try #require(readme[heading...].firstIndex(of: "```swift"))
         let close = try #require(readme[(open + 1)...].firstIndex(of: "```"))

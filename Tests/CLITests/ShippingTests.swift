@@ -26,8 +26,36 @@ import Testing
         #expect(flat.contains("Exit codes: 0 created (or would be, with --dry-run), 1 declined, 64 usage, 65 invalid or taken, "
             + "66 input ended early or no terminal could be used, 74 storage failure or standard output failed, 130 cancelled."))
         #expect(flat.contains("Environment: SIGNUP_DB is the database when --db is not given;"))
+        // A few examples, each a command line that works as shown.
+        #expect(run.stdout.contains("Examples:\n  signup "))
+        #expect(run.stdout.contains("\n  signup --email a@example.com --password-file pw.txt --json\n"))
+        #expect(run.stdout.contains("\n  signup verify a@example.com < pw.txt\n"))
         // --db names the whole fallback order of SPEC 8.
         #expect(flat.contains("$SIGNUP_DB, else $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite"))
+    }
+
+    /// A first word that names no command (a typo, a command of a later version) gets a message
+    /// that lists the commands there are, the ones `--help` lists, and never repeats the word:
+    /// it may be a password typed in the wrong place.
+    @Test(arguments: ["lsit", "Hunter2-Secret-77", "frobnicate"])
+    func anUnknownFirstWordListsTheCommandsWithoutRepeatingIt(word: String) throws {
+        let box = Sandbox()
+        let run = box.run([word, "--db", box.db], input: Data("a@example.com\n".utf8), secrets: [word])
+        #expect(run.status == 64)
+        #expect(run.stdout == "")
+        let line = try #require(run.stderr.split(separator: "\n").first { $0.hasPrefix("Commands: ") }, "\(run.stderr)")
+        let listed = line.dropFirst("Commands: ".count).prefix { $0 != "(" }
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        // The commands of `signup --help`'s SUBCOMMANDS section, in its order.
+        let help = box.run(["--help"]).stdout.components(separatedBy: "SUBCOMMANDS:\n").last?.components(separatedBy: "\n\n").first ?? ""
+        let helped = help.split(separator: "\n").compactMap { $0.hasPrefix("  ") && !$0.hasPrefix("   ") ? $0.split(separator: " ").first.map(String.init) : nil }
+        #expect(listed == helped, "\(run.stderr)")
+        #expect(["create", "list", "verify"].allSatisfy(listed.contains))
+        #expect(!FileManager.default.fileExists(atPath: box.db))
+        // `signup help WORD` says the same.
+        let helpWord = box.run(["help", word], secrets: [word])
+        #expect(helpWord.status == 64)
+        #expect(helpWord.stderr.contains("\n" + line + "\n"), "\(helpWord.stderr)")
     }
 
     /// Help, the version and a completion script that standard output does not take are not a

@@ -5,8 +5,8 @@ import SignupCore
 import Testing
 import WizardTerminal
 
-// The README's "Build your own wizard" code, verbatim between the two marker lines: the test
-// below compares it with the README's block, so the two cannot drift, and runs it.
+// The "Build your own wizard" code of WizardTerminal.docc, verbatim between the two marker lines: the test
+// below compares it with the article's block, so the two cannot drift, and runs it.
 // README begin
 import PasswordStrength
 import SignupCore
@@ -44,7 +44,7 @@ func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(Ter
 }
 // README end
 
-/// The README's wizard code: the same text as its ```swift block, and it runs as it says.
+/// The wizard guide's code: the same text as its ```swift block, and it runs as it says.
 @Suite(.serialized) struct ReadmeWizardTests {
     /// The lines between two markers of this file's own source.
     static func ownBlock() throws -> String {
@@ -55,12 +55,14 @@ func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(Ter
         return lines[(begin + 1)..<end].joined(separator: "\n")
     }
 
-    /// The first ```swift block after the heading `## Build your own wizard` in README.md.
+    /// The first ```swift block after the heading `## A longer form` in WizardTerminal's DocC
+    /// article "Build your own wizard" (once the README's; the guide moved to the catalog).
     static func readmeBlock() throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let article = root.appendingPathComponent("Sources/WizardTerminal/WizardTerminal.docc/BuildYourOwnWizard.md")
+        let readme = try String(contentsOf: article, encoding: .utf8)
         let lines = readme.components(separatedBy: "\n")
-        let heading = try #require(lines.firstIndex(of: "## Build your own wizard"))
+        let heading = try #require(lines.firstIndex(of: "## A longer form"))
         let open = try #require(lines[heading...].firstIndex(of: "```swift"))
         let close = try #require(lines[(open + 1)...].firstIndex(of: "```"))
         return lines[(open + 1)..<close].joined(separator: "\n")
@@ -84,7 +86,7 @@ func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(Ter
 
     @Test func theReadmeShowsThisCodeVerbatim() throws {
         let readme = try Self.readmeBlock(), own = try Self.ownBlock()
-        #expect(readme == own, "README.md's block and ReadmeWizardTests.swift differ:\n--- README\n\(readme)\n--- test\n\(own)")
+        #expect(readme == own, "BuildYourOwnWizard.md's block and ReadmeWizardTests.swift differ:\n--- README\n\(readme)\n--- test\n\(own)")
     }
 
     @Test func itsWizardRunsAScriptToTheEnd() throws {

@@ -1,4 +1,4 @@
-// The JSON policy file parser (`PolicyFile(json:)`, README "Policies and strength").
+// The JSON policy file parser (`PolicyFile(json:)`, its format: docs/man/signup-policy.5).
 //
 // Input: the file's bytes.
 // Checked: no crash (deep nesting, huge numbers, odd Unicode): a bad file is a thrown
