@@ -1,4 +1,5 @@
-"""signup against its peers, for scripts/bench: python3 scripts/lib/peers.py SIGNUP ROUNDS
+"""signup against its peers, for scripts/bench (and scripts/bench --peers-only):
+python3 scripts/lib/peers.py SIGNUP ROUNDS
 
 The same three-field sign-up (Email, Password masked, Confirm password masked; then
 Argon2id at m=19456,t=2,p=1 and an SQLite insert) written with each peer library, whose
@@ -29,6 +30,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import termios
 import time
 
@@ -39,6 +41,8 @@ PASSWORD = "Quartz-Lantern-58"
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "xterm", "COLUMNS": "80", "LINES": "24",
        "NO_COLOR": "1", "SWIFT_BACKTRACE": "enable=no"}
 # What a terminal answers to the queries some libraries send before their first prompt.
+# A 0700 folder (signup refuses a database in a folder others can write), removed at the end.
+TMP = tempfile.mkdtemp(prefix="signup-peers-")
 QUERIES = {b"\x1b[6n": b"\x1b[1;1R", b"\x1b]11;?": b"\x1b]11;rgb:0000/0000/0000\x1b\\"}
 
 
@@ -55,11 +59,16 @@ def run(argv, cwd=None, env=None, what=None):
     with open(os.path.join(BUILD, "build.log"), "ab") as out:
         out.write(f"$ {' '.join(argv)}\n".encode())
         out.flush()
-        result = subprocess.run(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        try:
+            result = subprocess.run(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL)
+        except OSError as error:  # the tool itself is missing
+            raise Skip(f"{what or argv[0]} failed: {error.strerror}: {argv[0]}")
     if result.returncode != 0:
         with open(os.path.join(BUILD, "build.log"), "rb") as log_file:
-            last = log_file.read().decode(errors="replace").strip().splitlines()[-1:] or [""]
-        raise Skip(f"{what or argv[0]} failed: {last[0][:160]}")
+            last = log_file.read().decode(errors="replace").strip().splitlines()[-1]
+        said = "" if last.startswith("$ ") else f": {last[:160]}"
+        raise Skip(f"{what or argv[0]} exited {result.returncode}{said} (.build/bench-peers/build.log)")
 
 
 def debian(*packages):
@@ -176,13 +185,13 @@ PEERS = [
 class Terminal:
     """A program in its own pseudo-terminal: spawned, answered, timed, reaped."""
 
-    def __init__(self, argv):
+    def __init__(self, argv, environment=None):
         self.master, slave = os.openpty()
         fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         name = os.ttyname(slave)
         self.start = time.perf_counter()
         # setsid then open: the terminal becomes the program's controlling terminal.
-        self.pid = os.posix_spawn(argv[0], argv, dict(ENV, HOME=os.environ["PEERS_TMP"]), setsid=True, file_actions=[
+        self.pid = os.posix_spawn(argv[0], argv, dict(ENV, HOME=TMP, **(environment or {})), setsid=True, file_actions=[
             (os.POSIX_SPAWN_OPEN, 0, name, os.O_RDWR, 0), (os.POSIX_SPAWN_DUP2, 0, 1), (os.POSIX_SPAWN_DUP2, 0, 2)])
         os.close(slave)
         self.output = b""
@@ -258,9 +267,9 @@ class Terminal:
         return code, (usage.ru_utime + usage.ru_stime) * 1000
 
 
-def to_prompt(argv, marker):
+def to_prompt(argv, marker, environment=None):
     """spawn → marker: (ms, CPU ms, RSS MiB at the prompt)."""
-    terminal = Terminal(argv)
+    terminal = Terminal(argv, environment)
     try:
         elapsed = terminal.expect(marker)
         terminal.settle()
@@ -292,7 +301,7 @@ def median(values, digits=1):
 
 def main():
     signup, rounds = sys.argv[1], int(sys.argv[2])
-    tmp = os.environ["PEERS_TMP"]  # a 0700 folder: signup refuses a database in one others can write
+    tmp = TMP
     os.makedirs(BUILD, exist_ok=True)
     programs, notes = [], []
     for name, build, stores in PEERS:
@@ -303,10 +312,12 @@ def main():
             notes.append(f"{name} skipped: {reason}")
             log(f"note: {name} skipped: {reason}")
     floor = 1 if programs and programs[0][0] == "C floor" else 0
-    programs.insert(floor, ("signup", [signup], signup, True))
+    # `signup alone` (its database from SIGNUP_DB) is what a person types: it skips the
+    # argument parser. Only its start-up is measured; its sign-up is signup's.
+    programs[floor:floor] = [("signup", [signup], signup, True), ("signup alone", [signup], signup, False)]
 
     def argv_for(name, argv, db):
-        return argv + (["--db", db] if name == "signup" else [db])
+        return argv + (["--db", db] if name == "signup" else [] if name == "signup alone" else [db])
 
     def steps_for(name, email):
         answers = [("Email", email + "\r"), ("Password", PASSWORD + "\r"), ("Confirm password", PASSWORD + "\r")]
@@ -318,16 +329,17 @@ def main():
     startup = {name: [] for name, *_ in programs}
     signups = {name: [] for name, _, _, stores in programs if stores}
     failed = {}
-    typed_rounds = max(5, rounds // 3)
     for index in range(-1, rounds):  # round -1 warms up (page cache, the loader) and is not counted
         for name, argv, _, stores in programs:
             if name in failed:
                 continue
             try:
-                figures = to_prompt(argv_for(name, argv, os.path.join(tmp, "startup.sqlite")), "Email")
+                startup_db = os.path.join(tmp, "startup.sqlite")
+                figures = to_prompt(argv_for(name, argv, startup_db), "Email",
+                                    {"SIGNUP_DB": startup_db} if name == "signup alone" else None)
                 if index >= 0:
                     startup[name].append(figures)
-                if stores and index < typed_rounds:
+                if stores:
                     db = os.path.join(tmp, f"{name.replace(' ', '-').replace('/', '-')}.sqlite")
                     cpu = typed(argv_for(name, argv, db), steps_for(name, f"r{index + 1}.{os.getpid()}@example.com"))
                     if index >= 0:
@@ -360,17 +372,43 @@ def main():
         ("  × signup", lambda n, b, s: f"{statistics.median(signups[n]) / signup_cpu:.2f}×" if s and signup_cpu else "–"),
         ("stripped binary, MB", lambda n, b, s: stripped(b)),
     ]
-    print(f"\npeers: {rounds} interleaved rounds to the first prompt, {typed_rounds} full typed sign-ups; medians")
+    print(f"\npeers: {rounds} interleaved rounds (each: every program to its first prompt, then a typed sign-up); medians")
     print("\n| | " + " | ".join(name for name, _, _ in shown) + " |")
     print("|---|" + "---|" * len(shown))
     for label, cell in rows:
         cells = [cell(name, binary, stores) for name, binary, stores in shown]
-        print(f"| {label} | " + " | ".join(f"**{c}**" if n == "signup" else c
+        print(f"| {label} | " + " | ".join(f"**{c}**" if n.startswith("signup") else c
                                            for c, (n, _, _) in zip(cells, shown)) + " |")
     for note in notes:
         print(f"note: {note}")
     sys.stdout.flush()
 
 
+def versions():
+    """The peers' versions, as installed."""
+    debian_versions = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Package} ${Version}, ", "librust-dialoguer-dev", "librust-rust-argon2-dev",
+         "librust-rusqlite-dev", "golang-go", "golang-golang-x-term-dev", "golang-github-charmbracelet-bubbletea-dev",
+         "golang-golang-x-crypto-dev", "golang-github-mattn-go-sqlite3-dev"], capture_output=True, text=True).stdout
+    python = os.path.join(BUILD, "venv", "bin", "python")
+    pypi = subprocess.run([python, "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True).stdout \
+        if os.path.exists(python) else ""
+    pypi = ", ".join(line.replace("==", " ") for line in pypi.split() if line.split("==")[0] in
+                     ("click", "questionary", "prompt_toolkit", "argon2-cffi"))
+    state = os.path.join(BUILD, "swift", "workspace-state.json")
+    kit = ""
+    if os.path.exists(state):
+        import json
+        for dependency in json.load(open(state)).get("object", {}).get("dependencies", []):
+            if dependency.get("packageRef", {}).get("identity") == "console-kit":
+                kit = f"console-kit {dependency.get('state', {}).get('checkoutState', {}).get('version', '?')}"
+    return f"{debian_versions}{pypi}, {kit}".strip(", ")
+
+
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+        print(f"versions: {versions()}")
+        print(f"machine: {os.cpu_count()} cores, load {' '.join(open('/proc/loadavg').read().split()[:3])} at the end")
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
