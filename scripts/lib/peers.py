@@ -302,6 +302,8 @@ def median(values, digits=1):
 def main():
     signup, rounds = sys.argv[1], int(sys.argv[2])
     tmp = TMP
+    print(f"\npeers: {os.cpu_count()} cores, load {' '.join(open('/proc/loadavg').read().split()[:3])} at the start",
+          flush=True)
     os.makedirs(BUILD, exist_ok=True)
     programs, notes = [], []
     for name, build, stores in PEERS:
@@ -372,7 +374,7 @@ def main():
         ("  × signup", lambda n, b, s: f"{statistics.median(signups[n]) / signup_cpu:.2f}×" if s and signup_cpu else "–"),
         ("stripped binary, MB", lambda n, b, s: stripped(b)),
     ]
-    print(f"\npeers: {rounds} interleaved rounds (each: every program to its first prompt, then a typed sign-up); medians")
+    print(f"{rounds} interleaved rounds (each: every program to its first prompt, then a typed sign-up); medians")
     print("\n| | " + " | ".join(name for name, _, _ in shown) + " |")
     print("|---|" + "---|" * len(shown))
     for label, cell in rows:
