@@ -22,6 +22,7 @@ Nothing here passes or fails on a number.
 """
 
 import fcntl
+import json
 import os
 import select
 import shutil
@@ -40,9 +41,9 @@ BUILD = os.path.join(ROOT, ".build", "bench-peers")
 PASSWORD = "Quartz-Lantern-58"
 ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "xterm", "COLUMNS": "80", "LINES": "24",
        "NO_COLOR": "1", "SWIFT_BACKTRACE": "enable=no"}
-# What a terminal answers to the queries some libraries send before their first prompt.
 # A 0700 folder (signup refuses a database in a folder others can write), removed at the end.
 TMP = tempfile.mkdtemp(prefix="signup-peers-")
+# What a terminal answers to the queries some libraries send before their first prompt.
 QUERIES = {b"\x1b[6n": b"\x1b[1;1R", b"\x1b]11;?": b"\x1b]11;rgb:0000/0000/0000\x1b\\"}
 
 
@@ -346,7 +347,7 @@ def main():
                     cpu = typed(argv_for(name, argv, db), steps_for(name, f"r{index + 1}.{os.getpid()}@example.com"))
                     if index >= 0:
                         signups[name].append(cpu)
-            except Skip as reason:
+            except (Skip, OSError) as reason:  # OSError: it could not be started, or ended too soon
                 failed[name] = str(reason)
                 notes.append(f"{name} skipped: {reason}")
                 log(f"note: {name} skipped: {reason}")
@@ -357,7 +358,8 @@ def main():
             return "–"
         copy = os.path.join(tmp, "stripped")
         shutil.copy2(binary, copy)
-        subprocess.run(["strip", copy], check=True)
+        if subprocess.run(["strip", copy], stderr=subprocess.DEVNULL).returncode != 0:
+            return "?"
         size = os.path.getsize(copy) / 1e6
         os.unlink(copy)
         return f"{size:.2f}" if size < 10 else f"{size:.1f}"
@@ -400,7 +402,6 @@ def versions():
     state = os.path.join(BUILD, "swift", "workspace-state.json")
     kit = ""
     if os.path.exists(state):
-        import json
         for dependency in json.load(open(state)).get("object", {}).get("dependencies", []):
             if dependency.get("packageRef", {}).get("identity") == "console-kit":
                 kit = f"console-kit {dependency.get('state', {}).get('checkoutState', {}).get('version', '?')}"

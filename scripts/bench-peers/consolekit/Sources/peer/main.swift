@@ -4,7 +4,7 @@
 import CArgon2
 import CSQLite
 import ConsoleKitTerminal
-import Foundation
+import Glibc
 
 let terminal = Terminal()
 let email = terminal.ask("Email")
