@@ -25,28 +25,30 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let location = try StoreOption.location(given: db)
         let password: Secret
+        let translation = Translation.signup
+        let nothingChecked = translation(Translation.english("Nothing was checked.")) + "\n"
         if isTerminal(0) && isTerminal(2) {
             TerminalGuard.install()
-            TerminalGuard.prepareInterruptReport(conversation: "Nothing was checked.\n", result: "")
+            TerminalGuard.prepareInterruptReport(conversation: nothingChecked, result: "")
             let environment = IO.environment()
             let session = try TerminalStart.session(
                 escapeSequences: TerminalCapabilities.knowsTerminal(environment: environment) && (environment["NO_COLOR"] ?? "").isEmpty,
-                hint: "Nothing was checked. Give the password on standard input instead."
+                hint: translation(Translation.english("Nothing was checked. Give the password on standard input instead."))
             )
             // The prompt names the account, as the person typed it (made visible: it is outside text).
             // Keys typed before it appeared are not its answer (as at the wizard's first prompt).
             session.discardTypeAhead()
-            let read = session.readSecret(prompt: "Password for \(VisibleText.of(email)): ")
+            let read = session.readSecret(prompt: translation(Translation.english("Password for {email}: ", ["email": VisibleText.of(email)])))
             session.close()
             switch read {
             case .line(let text):
                 password = Secret(SignupForm.normalizePassword(text))
             case .unreadable(let problem):
                 // Bytes that are not UTF-8 are refused, as at the wizard's prompts: never replaced, never a match.
-                IO.write("error: password: \(FieldError.unreadable(problem, field: "password").message)\n", to: 2)
+                IO.write("error: password: \(translation(FieldError.unreadable(problem, field: "password").message))\n", to: 2)
                 throw ExitCode(1)
             case .interrupted, .endOfInput:
-                IO.write("Nothing was checked.\n", to: 2)
+                IO.write(nothingChecked, to: 2)
                 throw ExitCode(ExitStatus.cancelled)
             }
         } else {
@@ -66,10 +68,10 @@ struct VerifyCommand: ParsableCommand {
         // account's costs for an unknown email, so timing tells nothing.
         switch PasswordHasher.check(password, against: target) {
         case .matches:
-            IO.write("Password matches.\n", to: 2)
+            IO.write(translation(Translation.english("Password matches.")) + "\n", to: 2)
             throw ExitCode(0)
         case .doesNotMatch:
-            IO.write("Password does not match.\n", to: 2)
+            IO.write(translation(Translation.english("Password does not match.")) + "\n", to: 2)
             throw ExitCode(1)
         case .unusableHash(let why):
             IO.write("error: the stored password hash for this account cannot be checked: \(why)\n", to: 2)

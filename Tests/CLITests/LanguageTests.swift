@@ -85,6 +85,16 @@ import Testing
         #expect(run.stdout == "Konto angelegt für alice@example.com\n")
     }
 
+    @Test func verifySaysItsResultInGerman() {
+        let box = Sandbox()
+        #expect(box.run(["--db", box.db, "--quiet"], input: lines(answers)).status == 0)
+        let matches = box.run(["verify", "alice@example.com", "--db", box.db], input: lines(goodPassword + "\n"), environment: Self.german)
+        #expect(matches.status == 0 && matches.stderr == "Das Passwort stimmt.\n")
+        let differs = box.run(["verify", "alice@example.com", "--db", box.db], input: lines("Quartz-Lantern-59\n"), environment: Self.german,
+                              secrets: ["Quartz-Lantern-59"])
+        #expect(differs.status == 1 && differs.stderr == "Das Passwort stimmt nicht.\n")
+    }
+
     @Test func aPolicyFilesMessageWinsOverTheCatalog() {
         let box = Sandbox()
         let policy = box.file("policy.json", lines(#"{"messages": {"password.needsDigit": "Mit Zahl, bitte (Hausregel)"}}"#))
