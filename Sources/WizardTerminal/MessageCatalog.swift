@@ -65,9 +65,30 @@ enum MessageLocale {
 
     static func applyOnce() {
         applied.withLock { applied in
-            if !applied { _ = signup_set_message_locale() }
+            if !applied {
+                keepOnlyLanguageNames()
+                _ = signup_set_message_locale()
+            }
             applied = true
         }
+    }
+
+    /// Leaves in `LANGUAGE` only entries that are language names (`de`, `pt_BR`, `sr@latin`):
+    /// glibc joins each entry to the catalog folder as it is, so `LANGUAGE=../../../tmp/x` read a
+    /// catalog from any folder, and an SSH client may set the variable. (glibc itself refuses such
+    /// names in `LC_ALL`, `LC_MESSAGES` and `LANG`.)
+    static func keepOnlyLanguageNames() {
+        guard let value = getenv("LANGUAGE") else { return }
+        let entries = String(cString: value).split(separator: ":", omittingEmptySubsequences: true)
+        let kept = entries.filter(isLanguageName)
+        if kept.count == entries.count { return }
+        if kept.isEmpty { unsetenv("LANGUAGE") } else { setenv("LANGUAGE", kept.joined(separator: ":"), 1) }
+    }
+
+    /// `ll`, `ll_CC`, with an optional `.codeset` and `@modifier`: letters, digits, `_`, `.`, `-`, `@`, never `/` nor `..`.
+    static func isLanguageName(_ entry: Substring) -> Bool {
+        guard let first = entry.first, first.isASCII, first.isLetter, entry.count <= 64, !entry.contains("..") else { return false }
+        return entry.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "_.-@".contains($0)) }
     }
 
     static func bind(_ catalog: MessageCatalog) -> Bool {

@@ -85,6 +85,23 @@ import Testing
         #expect(run.stdout == "Konto angelegt für alice@example.com\n")
     }
 
+    /// glibc joins LANGUAGE's entries to the catalog folder as they are: `../…` read a catalog
+    /// planted anywhere, and an SSH client may send the variable. Only language names are used.
+    @Test func languageCannotNameACatalogOutsideTheProgramsFolder() throws {
+        let box = Sandbox()
+        let planted = box.folder.appendingPathComponent("evil/LC_MESSAGES")
+        try FileManager.default.createDirectory(at: planted, withIntermediateDirectories: true)
+        let po = box.file("evil.po", lines("msgid \"\"\nmsgstr \"Content-Type: text/plain; charset=UTF-8\\n\"\n\nmsgid \"Email\"\nmsgstr \"Planted\"\n"))
+        let msgfmt = try Process.run(URL(fileURLWithPath: "/usr/bin/msgfmt"), arguments: ["-o", planted.appendingPathComponent("signup.mo").path, po])
+        msgfmt.waitUntilExit()
+        let escape = String(repeating: "../", count: 40) + box.folder.appendingPathComponent("evil").path.dropFirst()
+        for language in [escape, "de:" + escape, escape + ":de"] {
+            let run = box.run(["--db", box.db], input: lines("a@example.com\n"), environment: ["LANGUAGE": language, "LC_ALL": "C.UTF-8"])
+            #expect(!run.stderr.contains("Planted"), "\(run.stderr)")
+            #expect(run.stderr.contains(language.hasPrefix("de") || language.hasSuffix("de") ? "E-Mail: a@example.com" : "Email: a@example.com"))
+        }
+    }
+
     @Test func verifySaysItsResultInGerman() {
         let box = Sandbox()
         #expect(box.run(["--db", box.db, "--quiet"], input: lines(answers)).status == 0)
