@@ -105,11 +105,15 @@ public struct ReviewLine: Sendable, Equatable {
     public var label: String
     /// Its value, or for a secret what stands for it (`set`).
     public var value: String
+    /// Whether `value` is the answer as given (shown as it is, never translated), rather than
+    /// a text of the program's (`set (strong)`).
+    public var isAnswer: Bool
 
-    /// A review line.
-    public init(label: String, value: String) {
+    /// A review line; `isAnswer` when `value` is what was answered.
+    public init(label: String, value: String, isAnswer: Bool = false) {
         self.label = label
         self.value = value
+        self.isAnswer = isAnswer
     }
 }
 

@@ -173,7 +173,8 @@ public struct Wizard<Success: Sendable>: Sendable {
     private mutating func review() -> [WizardEffect<Success>] {
         let lines = editableFields.map { name in
             let field = form[name]!
-            return ReviewLine(label: field.label, value: reviewValue(name, form) ?? (field.isSecret ? texts.secretSet : field.value))
+            if let shown = reviewValue(name, form) { return ReviewLine(label: field.label, value: shown) }
+            return field.isSecret ? ReviewLine(label: field.label, value: texts.secretSet) : ReviewLine(label: field.label, value: field.value, isAnswer: true)
         }
         var effects: [WizardEffect<Success>] = [.review(title: texts.reviewTitle, lines: lines)]
         // The review's question is explained once, the first time, before it is answered.

@@ -102,7 +102,7 @@ public struct Conversation {
             let labels = lines.map { translation($0.label) }
             let width = (labels.map(\.count).max() ?? 0) + 2
             for (label, line) in zip(labels, lines) {
-                sayWithQuestion("  " + label + String(repeating: " ", count: width - label.count) + VisibleText.of(translation(line.value)))
+                sayWithQuestion("  " + label + String(repeating: " ", count: width - label.count) + VisibleText.of(line.isAnswer ? line.value : translation(line.value)))
             }
         case .choices(let labels):
             for (number, label) in labels.enumerated() { sayWithQuestion("  \(number + 1) \(translation(label))") }
