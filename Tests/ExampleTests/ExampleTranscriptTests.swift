@@ -204,7 +204,10 @@ extension ExampleTerminalTests {
         let folder = locale.appendingPathComponent("de/LC_MESSAGES")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let po = FileManager.default.temporaryDirectory.appendingPathComponent("wizard-example-\(getpid()).po")
-        defer { try? FileManager.default.removeItem(at: po) }
+        defer {
+            try? FileManager.default.removeItem(at: po)
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent("wizard-example.mo"))  // no test catalog stays in the build
+        }
         try Data("""
             msgid ""
             msgstr "Content-Type: text/plain; charset=UTF-8\\n"
