@@ -20,6 +20,10 @@ func fail(_ message: String, _ code: Int32) -> Never {
 var taken: Set<String> = ["admin", "root", "taken"]
 var options = RunnerOptions(programName: "wizard-example")
 var lookupDelay = 0  // milliseconds a lookup of the taken names takes: a slow availability service
+// The conversation in the reader's language (LANGUAGE, LC_ALL, LC_MESSAGES, LANG): this program's
+// own catalog first, then the libraries' texts from signup's, both in ../share/locale beside the
+// program (wizard-example.mo, signup.mo); English where neither has a text.
+options.translation = .gettext([MessageCatalog.besideProgram(domain: "wizard-example"), MessageCatalog.signup].compactMap { $0 })
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -107,10 +111,10 @@ case .succeeded(let username):
     }
     exit(Exit.welcome)
 case .invalid(let errors):
-    for error in errors { conversation.error("\(error.code): \(error.message)") }
+    for error in errors { conversation.error("\(error.code): \(conversation.translation(error.message))") }
     exit(Exit.invalid)
 case .incomplete(_, let label, let errors):
-    for error in errors { conversation.error("\(error.code): \(error.message)") }
+    for error in errors { conversation.error("\(error.code): \(conversation.translation(error.message))") }
     conversation.error("input ended before \"\(label)\" was answered")
     exit(Exit.incomplete)
 case .declined:

@@ -20,3 +20,20 @@ static inline int signup_disable_core_files(void) {
 /// The process's environment array (`environ`): a C global Swift 6 cannot read safely.
 /// Its strings point into the block the kernel shows in /proc/PID/environ.
 static inline char **signup_environment(void) { return __environ; }
+
+#include <libintl.h>
+#include <locale.h>
+
+// GNU gettext as glibc has it (no other library): the only door to the message catalogs.
+
+/// Applies the environment's message locale (`LC_ALL`, `LC_MESSAGES`, `LANG`); NULL when it is not installed.
+static inline const char *signup_set_message_locale(void) { return setlocale(LC_MESSAGES, ""); }
+
+/// Binds text domain `domain` to the catalogs under `folder` (`folder/LANG/LC_MESSAGES/domain.mo`), read as UTF-8.
+static inline int signup_bind_catalog(const char *domain, const char *folder) {
+    if (bindtextdomain(domain, folder) == NULL) return -1;
+    return bind_textdomain_codeset(domain, "UTF-8") == NULL ? -1 : 0;
+}
+
+/// The catalog's text for `msgid` in `domain`, or `msgid` itself (the same pointer) when it has none.
+static inline const char *signup_catalog_text(const char *domain, const char *msgid) { return dgettext(domain, msgid); }

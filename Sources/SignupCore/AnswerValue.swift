@@ -19,7 +19,7 @@ extension String: AnswerValue {
     /// The text itself.
     public var answerText: String { self }
     /// Never reported: every line is a text.
-    public static var notParsed: RuleFailure { RuleFailure(reason: "invalid", message: "Enter a text") }
+    public static var notParsed: RuleFailure { RuleFailure(reason: "invalid", message: Translation.english("Enter a text")) }
 }
 
 extension Int: AnswerValue {
@@ -31,7 +31,7 @@ extension Int: AnswerValue {
     /// The decimal digits.
     public var answerText: String { String(self) }
     /// `notAWholeNumber`.
-    public static var notParsed: RuleFailure { RuleFailure(reason: "notAWholeNumber", message: "Enter a whole number, such as 42") }
+    public static var notParsed: RuleFailure { RuleFailure(reason: "notAWholeNumber", message: Translation.english("Enter a whole number, such as 42")) }
 }
 
 extension Double: AnswerValue {
@@ -43,7 +43,7 @@ extension Double: AnswerValue {
     /// The shortest text that reads back as the same number.
     public var answerText: String { description }
     /// `notANumber`.
-    public static var notParsed: RuleFailure { RuleFailure(reason: "notANumber", message: "Enter a number, such as 1.5") }
+    public static var notParsed: RuleFailure { RuleFailure(reason: "notANumber", message: Translation.english("Enter a number, such as 1.5")) }
 }
 
 extension Bool: AnswerValue {
@@ -58,7 +58,7 @@ extension Bool: AnswerValue {
     /// `yes` or `no`.
     public var answerText: String { self ? "yes" : "no" }
     /// `notYesOrNo`.
-    public static var notParsed: RuleFailure { RuleFailure(reason: "notYesOrNo", message: "Answer yes or no") }
+    public static var notParsed: RuleFailure { RuleFailure(reason: "notYesOrNo", message: Translation.english("Answer yes or no")) }
 }
 
 extension AnswerValue where Self: CaseIterable & RawRepresentable, RawValue == String {
@@ -82,7 +82,7 @@ extension AnswerValue where Self: CaseIterable & RawRepresentable, RawValue == S
     public var answerText: String { rawValue }
     /// `notAChoice`, naming the choices.
     public static var notParsed: RuleFailure {
-        RuleFailure(reason: "notAChoice", message: "Choose one of: " + Self.allCases.map(\.rawValue).joined(separator: ", "))
+        RuleFailure(reason: "notAChoice", message: Translation.english("Choose one of: {choices}", ["choices": Self.allCases.map(\.rawValue).joined(separator: ", ")]))
     }
 }
 
@@ -128,8 +128,9 @@ extension Rule {
 
     /// Fails with `outOfRange` unless the value lies in `range` (inclusive).
     public static func range<Value: AnswerValue & Comparable>(_ range: ClosedRange<Value>, message: String? = nil) -> Rule {
-        let bounds = "\(range.lowerBound.answerText) to \(range.upperBound.answerText)"
-        return typed("outOfRange", message: message ?? "Enter a value from \(bounds)", label: "from \(bounds)") { (value: Value, _) in
+        let bounds = ["low": range.lowerBound.answerText, "high": range.upperBound.answerText]
+        return typed("outOfRange", message: message ?? Translation.english("Enter a value from {low} to {high}", bounds),
+                     label: Translation.english("from {low} to {high}", bounds)) { (value: Value, _) in
             range.contains(value)
         }
     }
@@ -137,13 +138,14 @@ extension Rule {
     /// Fails with `notAllowed` unless the value is one of `values`.
     public static func oneOf<Value: AnswerValue & Equatable>(_ values: [Value], message: String? = nil) -> Rule {
         let listed = values.map(\.answerText).joined(separator: ", ")
-        return typed("notAllowed", message: message ?? "Choose one of: \(listed)", label: "one of \(listed)") { (value: Value, _) in
+        return typed("notAllowed", message: message ?? Translation.english("Choose one of: {choices}", ["choices": listed]),
+                     label: Translation.english("one of {choices}", ["choices": listed])) { (value: Value, _) in
             values.contains(value)
         }
     }
 
     /// Fails with `mustBeYes` unless the answer is yes (terms accepted).
-    public static func mustBeTrue(message: String = "Answer yes to go on") -> Rule {
+    public static func mustBeTrue(message: String = Translation.english("Answer yes to go on")) -> Rule {
         typed("mustBeYes", message: message, label: "yes") { (value: Bool, _) in value }
     }
 }

@@ -104,7 +104,7 @@ public struct PasswordPolicy: Sendable, Equatable {
     /// The rules of the password field under this policy, in the order they report; with
     /// `emailField`, the email in that field counts against the password (`containsEmail`, strength).
     public func rules(strength estimator: StrengthEstimator, emailField: String? = nil) -> [Rule] {
-        var rules: [Rule] = [.required(message: "Enter a password"), .minLength(minLength), .maxLength(maxLength)]
+        var rules: [Rule] = [.required(message: Translation.english("Enter a password")), .minLength(minLength), .maxLength(maxLength)]
         for requirement in requiredClasses {
             switch requirement {
             case .digit: rules.append(.containsDigit())

@@ -155,6 +155,6 @@ public struct Rule: Sendable {
 
     /// The labels of the checks of `rules`, joined for one line: `at least 8 characters, a digit`.
     public static func requirements(of rules: [Rule], leavingOut reasons: Set<String> = []) -> String {
-        rules.flatMap(\.checks).filter { !reasons.contains($0.reason) }.map(\.label).joined(separator: ", ")
+        Translation.list(rules.flatMap(\.checks).filter { !reasons.contains($0.reason) }.map(\.label))
     }
 }

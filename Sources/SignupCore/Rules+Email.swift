@@ -3,10 +3,10 @@ extension Rule {
     /// Fails with `tooLong` over 254 UTF-8 bytes, else with `invalid` unless the address
     /// follows SPEC 2's syntax (see ``EmailSyntax``).
     public static func email(
-        message: String = "Enter a valid email address, like name@example.com",
-        tooLongMessage: String = "Use an email address of at most 254 bytes"
+        message: String = Translation.english("Enter a valid email address, like name@example.com"),
+        tooLongMessage: String = Translation.english("Use an email address of at most 254 bytes")
     ) -> Rule {
-        Rule(checks: [RuleCheck(reason: "invalid", label: "a valid email address")]) { value, _ in
+        Rule(checks: [RuleCheck(reason: "invalid", label: Translation.english("a valid email address"))]) { value, _ in
             guard !value.isEmpty else { return [] }
             switch EmailSyntax.check(value) {
             case .valid: return []
@@ -17,7 +17,7 @@ extension Rule {
     }
 
     /// Fails with `mismatch` unless the value equals the value of field `other`.
-    public static func equals(field other: String, message: String = "Passwords do not match") -> Rule {
-        custom("mismatch", message: message, label: "the same as \(other)", referencing: [other]) { value, context in value == context[field: other] }
+    public static func equals(field other: String, message: String = Translation.english("Passwords do not match")) -> Rule {
+        custom("mismatch", message: message, label: Translation.english("the same as {field}", ["field": other]), referencing: [other]) { value, context in value == context[field: other] }
     }
 }

@@ -3,23 +3,23 @@ import Foundation
 /// Rules for passwords: character classes, strength and words to avoid.
 extension Rule {
     /// Fails with `needsDigit` unless some character is a number (`Character.isNumber`).
-    public static func containsDigit(message: String = "Add a digit") -> Rule {
-        custom("needsDigit", message: message, label: "a digit") { value, _ in value.contains { $0.isNumber } }
+    public static func containsDigit(message: String = Translation.english("Add a digit")) -> Rule {
+        custom("needsDigit", message: message, label: Translation.english("a digit")) { value, _ in value.contains { $0.isNumber } }
     }
 
     /// Fails with `needsUppercase` unless some character is uppercase (`Character.isUppercase`).
-    public static func containsUppercase(message: String = "Add an uppercase letter") -> Rule {
-        custom("needsUppercase", message: message, label: "an uppercase letter") { value, _ in value.contains { $0.isUppercase } }
+    public static func containsUppercase(message: String = Translation.english("Add an uppercase letter")) -> Rule {
+        custom("needsUppercase", message: message, label: Translation.english("an uppercase letter")) { value, _ in value.contains { $0.isUppercase } }
     }
 
     /// Fails with `needsLowercase` unless some character is lowercase (`Character.isLowercase`).
-    public static func containsLowercase(message: String = "Add a lowercase letter") -> Rule {
-        custom("needsLowercase", message: message, label: "a lowercase letter") { value, _ in value.contains { $0.isLowercase } }
+    public static func containsLowercase(message: String = Translation.english("Add a lowercase letter")) -> Rule {
+        custom("needsLowercase", message: message, label: Translation.english("a lowercase letter")) { value, _ in value.contains { $0.isLowercase } }
     }
 
     /// Fails with `needsSymbol` unless some character is neither a letter, a number nor white space.
-    public static func containsSymbol(message: String = "Add a symbol, such as ! or #") -> Rule {
-        custom("needsSymbol", message: message, label: "a symbol") { value, _ in
+    public static func containsSymbol(message: String = Translation.english("Add a symbol, such as ! or #")) -> Rule {
+        custom("needsSymbol", message: message, label: Translation.english("a symbol")) { value, _ in
             value.contains { !$0.isLetter && !$0.isNumber && !$0.isWhitespace }
         }
     }
@@ -32,22 +32,22 @@ extension Rule {
         emailField: String? = nil,
         message: String? = nil
     ) -> Rule {
-        let text = message ?? "Choose a harder-to-guess password: it must be at least \(level.label)"
-        let label = "strength at least \(level.label)"
+        let text = message ?? Translation.english("Choose a harder-to-guess password: it must be at least {level}", translated: ["level": level.label])
+        let label = Translation.english("strength at least {level}", translated: ["level": level.label])
         return custom("tooWeak", message: text, label: label, referencing: emailField.map { [$0] } ?? []) { value, context in
             estimator.estimate(value, userWords(from: context, emailField: emailField)).level >= level
         }
     }
 
     /// Fails with `common` when the estimator finds the whole password in its dictionaries.
-    public static func notCommon(estimator: StrengthEstimator, message: String = "This password is too common; choose another") -> Rule {
-        custom("common", message: message, label: "not a common password") { value, _ in !estimator.estimate(value, []).isCommon }
+    public static func notCommon(estimator: StrengthEstimator, message: String = Translation.english("This password is too common; choose another")) -> Rule {
+        custom("common", message: message, label: Translation.english("not a common password")) { value, _ in !estimator.estimate(value, []).isCommon }
     }
 
     /// Fails with `containsEmail` when the local part (3 or more characters) of the email in
     /// field `emailField` appears in the password, ignoring case.
-    public static func notContainingEmail(field emailField: String = "email", message: String = "Do not use your email address in your password") -> Rule {
-        custom("containsEmail", message: message, label: "not your email's name", referencing: [emailField]) { value, context in
+    public static func notContainingEmail(field emailField: String = "email", message: String = Translation.english("Do not use your email address in your password")) -> Rule {
+        custom("containsEmail", message: message, label: Translation.english("not your email's name"), referencing: [emailField]) { value, context in
             let local = emailLocalPart(context[field: emailField]).lowercased()
             return local.count < 3 || !value.lowercased().includes(local)
         }
@@ -55,9 +55,9 @@ extension Rule {
 
     /// Fails with `blockedWord` when the password contains one of `words`, ignoring case.
     /// The message never names the word, since that would repeat part of the password.
-    public static func notContaining(words: [String], message: String = "Remove a word that is not allowed in passwords here") -> Rule {
+    public static func notContaining(words: [String], message: String = Translation.english("Remove a word that is not allowed in passwords here")) -> Rule {
         let lowered = words.map { $0.lowercased() }.filter { !$0.isEmpty }
-        return custom("blockedWord", message: message, label: "no word blocked here") { value, _ in
+        return custom("blockedWord", message: message, label: Translation.english("no word blocked here")) { value, _ in
             let password = value.lowercased()
             return !lowered.contains { password.includes($0) }
         }
@@ -99,7 +99,7 @@ extension Rule {
     /// Mail servers, PHP, Python and LDAP hash the bytes they receive without normalizing, so
     /// such a password would not match when typed elsewhere. The message never shows the character.
     public static func noCompatibilityCharacters(
-        message: String = "Use plain characters: a fullwidth letter, ligature, special space or superscript types differently elsewhere"
+        message: String = Translation.english("Use plain characters: a fullwidth letter, ligature, special space or superscript types differently elsewhere")
     ) -> Rule {
         custom("compatibilityCharacter", message: message) { value, _ in
             value.precomposedStringWithCanonicalMapping == value.precomposedStringWithCompatibilityMapping

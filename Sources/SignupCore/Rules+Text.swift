@@ -1,7 +1,7 @@
 /// Rules for any text field.
 extension Rule {
     /// Fails with `required` when the value is empty.
-    public static func required(message: String = "This field is required") -> Rule {
+    public static func required(message: String = Translation.english("This field is required")) -> Rule {
         Rule { value, _ in
             value.isEmpty ? [RuleFailure(reason: "required", message: message)] : []
         }
@@ -9,18 +9,24 @@ extension Rule {
 
     /// Fails with `tooShort` when the value has fewer than `count` characters.
     public static func minLength(_ count: Int, message: String? = nil) -> Rule {
-        custom("tooShort", message: message ?? "Use at least \(count) characters", label: "at least \(count) characters") { value, _ in value.count >= count }
+        custom(
+            "tooShort", message: message ?? Translation.english("Use at least {count} characters", ["count": String(count)]),
+            label: Translation.english("at least {count} characters", ["count": String(count)])
+        ) { value, _ in value.count >= count }
     }
 
     /// Fails with `tooLong` when the value has more than `count` characters.
     public static func maxLength(_ count: Int, message: String? = nil) -> Rule {
-        custom("tooLong", message: message ?? "Use at most \(count) characters", label: "at most \(count) characters") { value, _ in value.count <= count }
+        custom(
+            "tooLong", message: message ?? Translation.english("Use at most {count} characters", ["count": String(count)]),
+            label: Translation.english("at most {count} characters", ["count": String(count)])
+        ) { value, _ in value.count <= count }
     }
 
     /// Fails with `invalid` (or `reason`) unless the whole value matches the regular expression `pattern`.
     ///
     /// An invalid pattern is a programming error and stops the program. With a `label` the rule lists that check.
-    public static func pattern(_ pattern: String, reason: String = "invalid", message: String = "Use the expected format", label: String? = nil) -> Rule {
+    public static func pattern(_ pattern: String, reason: String = "invalid", message: String = Translation.english("Use the expected format"), label: String? = nil) -> Rule {
         let regex: Regex<AnyRegexOutput>
         do {
             regex = try Regex(pattern)
@@ -32,7 +38,7 @@ extension Rule {
     }
 
     /// Fails with `invalidCharacter` when the value holds a control character (tab, escape, NUL…).
-    public static func noControlCharacters(message: String = "Remove control characters such as tabs") -> Rule {
+    public static func noControlCharacters(message: String = Translation.english("Remove control characters such as tabs")) -> Rule {
         custom("invalidCharacter", message: message) { value, _ in
             !value.unicodeScalars.contains { $0.properties.generalCategory == .control }
         }
@@ -43,7 +49,7 @@ extension Rule {
     /// (general category Cf, which includes the byte-order mark U+FEFF).
     ///
     /// Such characters make two answers that look identical differ; the message never shows the character.
-    public static func noInvisibleCharacters(message: String = "Remove an invisible character (such as a zero-width space or a variation selector)") -> Rule {
+    public static func noInvisibleCharacters(message: String = Translation.english("Remove an invisible character (such as a zero-width space or a variation selector)")) -> Rule {
         custom("invisibleCharacter", message: message) { value, _ in
             !value.unicodeScalars.contains(where: \.isInvisible)
         }

@@ -10,7 +10,7 @@ public enum SignupForm {
     /// The confirmation field's name.
     public static let confirm = "confirm"
     /// The first line of every `signup` conversation.
-    public static let banner = "Create your account (Ctrl-C to cancel)"
+    public static let banner = Translation.english("Create your account (Ctrl-C to cancel)")
     /// Checks of the policy left out of the password's hint (a limit no one reaches by accident).
     static let unhinted: Set<String> = ["tooLong"]
 
@@ -20,24 +20,27 @@ public enum SignupForm {
         let passwordRules = policy.rules(strength: estimator, emailField: email)
         return Form(fields: [
             Field(
-                name: email, label: "Email",
+                name: email, label: Translation.english("Email"),
                 rules: [
-                    .required(message: "Enter your email address"), .email(),
-                    .noInvisibleCharacters(message: "Remove an invisible character: it would make this address look like another one"),
+                    .required(message: Translation.english("Enter your email address")), .email(),
+                    .noInvisibleCharacters(message: Translation.english("Remove an invisible character: it would make this address look like another one")),
                 ],
                 messages: policy.messages,
                 normalize: normalizeEmail
             ),
             Field(
-                name: password, label: "Password",
+                name: password, label: Translation.english("Password"),
                 rules: passwordRules,
                 isSecret: true, messages: policy.messages,
-                hint: "Password requirements: " + Rule.requirements(of: passwordRules, leavingOut: unhinted),
+                hint: Translation.english(
+                    "Password requirements: {requirements}",
+                    translated: ["requirements": Rule.requirements(of: passwordRules, leavingOut: unhinted)]
+                ),
                 normalize: normalizePassword
             ),
             Field(
-                name: confirm, label: "Confirm password",
-                rules: [.required(message: "Enter the password again"), .equals(field: password)],
+                name: confirm, label: Translation.english("Confirm password"),
+                rules: [.required(message: Translation.english("Enter the password again")), .equals(field: password)],
                 isSecret: true, dependsOn: [password], messages: policy.messages,
                 normalize: normalizePassword
             ),
@@ -59,9 +62,9 @@ public enum SignupForm {
     /// The texts of `signup`'s conversation.
     public static var texts: WizardTexts {
         var texts = WizardTexts(banner: banner)
-        texts.reviewQuestion = "Create account? [Y/n/e] "
-        texts.reviewHelp = "Answer y to create the account, n to cancel, or e to change an answer."
-        texts.unavailable = { "The account could not be saved: \($0)." }
+        texts.reviewQuestion = Translation.english("Create account? [Y/n/e] ")
+        texts.reviewHelp = Translation.english("Answer y to create the account, n to cancel, or e to change an answer.")
+        texts.unavailable = { Translation.english("The account could not be saved: {reason}.", ["reason": $0]) }
         return texts
     }
 
@@ -82,7 +85,7 @@ public enum SignupForm {
                 return [.strength(level)]
             },
             reviewValue: { name, form in
-                name == password ? "set (\(strength(in: form, estimator: estimator).label))" : nil
+                name == password ? Translation.english("set ({level})", translated: ["level": strength(in: form, estimator: estimator).label]) : nil
             }
         )
     }
@@ -97,7 +100,7 @@ public enum SignupForm {
     }
 
     /// The error of a submit that found the email taken.
-    public static let emailTaken = FieldError(field: email, code: "email.taken", message: "An account with this email already exists")
+    public static let emailTaken = FieldError(field: email, code: "email.taken", message: Translation.english("An account with this email already exists"))
 
     /// The strength to show after a password: when it passes every rule but those about strength.
     static func shownStrength(in form: Form, estimator: StrengthEstimator) -> StrengthLevel? {

@@ -25,11 +25,11 @@ public enum StrengthLevel: Int, Sendable, Comparable, CaseIterable, Codable {
     /// The words shown to people: "very weak" … "very strong".
     public var label: String {
         switch self {
-        case .veryWeak: "very weak"
-        case .weak: "weak"
-        case .reasonable: "reasonable"
-        case .strong: "strong"
-        case .veryStrong: "very strong"
+        case .veryWeak: Translation.english("very weak")
+        case .weak: Translation.english("weak")
+        case .reasonable: Translation.english("reasonable")
+        case .strong: Translation.english("strong")
+        case .veryStrong: Translation.english("very strong")
         }
     }
 

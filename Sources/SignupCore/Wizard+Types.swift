@@ -109,11 +109,15 @@ public struct ReviewLine: Sendable, Equatable {
     public var label: String
     /// Its value, or for a secret what stands for it (`set`).
     public var value: String
+    /// Whether `value` is the answer as given (shown as it is, never translated), rather than
+    /// a text of the program's (`set (strong)`).
+    public var isAnswer: Bool
 
-    /// A review line.
-    public init(label: String, value: String) {
+    /// A review line; `isAnswer` when `value` is what was answered.
+    public init(label: String, value: String, isAnswer: Bool = false) {
         self.label = label
         self.value = value
+        self.isAnswer = isAnswer
     }
 }
 
@@ -196,27 +200,29 @@ public struct WizardTexts: Sendable {
     /// The first line of the conversation; nil for none.
     public var banner: String?
     /// The title above the review lines.
-    public var reviewTitle = "Review"
+    public var reviewTitle = Translation.english("Review")
     /// The review's question.
-    public var reviewQuestion = "Submit? [Y/n/e] "
+    public var reviewQuestion = Translation.english("Submit? [Y/n/e] ")
     /// Explains the review's question, once, and after an answer it does not know.
-    public var reviewHelp = "Answer y to submit, n to cancel, or e to change an answer."
+    public var reviewHelp = Translation.english("Answer y to submit, n to cancel, or e to change an answer.")
     /// The question after `e`, given how many fields can be changed.
-    public var pickQuestion: @Sendable (_ count: Int) -> String = { "Change which? [1-\($0)] " }
+    public var pickQuestion: @Sendable (_ count: Int) -> String = { Translation.english("Change which? [1-{count}] ", ["count": String($0)]) }
     /// Explains the pick question after an answer it does not know.
-    public var pickHelp: @Sendable (_ count: Int) -> String = { "Enter a number from 1 to \($0), or press Enter to go back." }
+    public var pickHelp: @Sendable (_ count: Int) -> String = {
+        Translation.english("Enter a number from 1 to {count}, or press Enter to go back.", ["count": String($0)])
+    }
     /// Said after `e` when no field can be changed (every field depends on another).
-    public var nothingToChange = "There is nothing to change here. Answer y to submit or n to cancel."
+    public var nothingToChange = Translation.english("There is nothing to change here. Answer y to submit or n to cancel.")
     /// The question after Ctrl-C once something was answered.
-    public var discardQuestion = "Discard your answers? [y/N] "
+    public var discardQuestion = Translation.english("Discard your answers? [y/N] ")
     /// The question after a submit could not be carried out.
-    public var retryQuestion = "Try again? [Y/n] "
+    public var retryQuestion = Translation.english("Try again? [Y/n] ")
     /// Explains the retry question after an answer it does not know.
-    public var retryHelp = "Answer y to try again or n to give up."
+    public var retryHelp = Translation.english("Answer y to try again or n to give up.")
     /// The notice after a submit could not be carried out, given its reason.
-    public var unavailable: @Sendable (_ reason: String) -> String = { "The form could not be submitted: \($0)." }
+    public var unavailable: @Sendable (_ reason: String) -> String = { Translation.english("The form could not be submitted: {reason}.", ["reason": $0]) }
     /// What the review shows for a secret that is set.
-    public var secretSet = "set"
+    public var secretSet = Translation.english("set")
 
     /// The default texts, with `banner` as the first line.
     public init(banner: String? = nil) {

@@ -202,7 +202,8 @@ public struct Wizard<Success: Sendable>: Sendable {
     private mutating func review() -> [WizardEffect<Success>] {
         let lines = editableFields.map { name in
             let field = form[name]!
-            return ReviewLine(label: field.label, value: reviewValue(name, form) ?? (field.isSecret ? texts.secretSet : field.value))
+            if let shown = reviewValue(name, form) { return ReviewLine(label: field.label, value: shown) }
+            return field.isSecret ? ReviewLine(label: field.label, value: texts.secretSet) : ReviewLine(label: field.label, value: field.value, isAnswer: true)
         }
         var effects: [WizardEffect<Success>] = [.review(title: texts.reviewTitle, lines: lines)]
         // The review's question is explained once, the first time, before it is answered.
@@ -243,7 +244,7 @@ public struct Wizard<Success: Sendable>: Sendable {
             case "", "y", "yes": return submit()
             case "n", "no":
                 if case .failed(.unavailable(let reason)) = controller.state { return finish(.unavailable(reason: reason)) }
-                return finish(.unavailable(reason: "it could not be carried out"))
+                return finish(.unavailable(reason: Translation.english("it could not be carried out")))
             default: return [.notice(texts.retryHelp), ask(.retry)]
             }
         case .field, .discard:
@@ -319,7 +320,7 @@ public struct Wizard<Success: Sendable>: Sendable {
         switch question {
         case .field(let name):
             let field = form[name]!
-            return Prompt(question: question, text: "\(field.label): ", isSecret: field.isSecret)
+            return Prompt(question: question, text: Translation.english("{label}: ", translated: ["label": field.label]), isSecret: field.isSecret)
         case .review:
             return Prompt(question: question, text: texts.reviewQuestion, isSecret: false)
         case .pickField:
@@ -347,11 +348,14 @@ extension FieldError {
     public static func unreadable(_ problem: InputProblem, field: String) -> FieldError {
         switch problem {
         case .invalidUTF8:
-            FieldError(field: field, code: "\(field).invalidEncoding", message: "This answer is not valid UTF-8 text")
+            FieldError(field: field, code: "\(field).invalidEncoding", message: Translation.english("This answer is not valid UTF-8 text"))
         case .nulByte:
-            FieldError(field: field, code: "\(field).nulByte", message: "This answer contains a NUL byte")
+            FieldError(field: field, code: "\(field).nulByte", message: Translation.english("This answer contains a NUL byte"))
         case .tooLong(let limit):
-            FieldError(field: field, code: "\(field).inputTooLong", message: "This answer is longer than \(limit / 1024) KiB")
+            FieldError(
+                field: field, code: "\(field).inputTooLong",
+                message: Translation.english("This answer is longer than {size} KiB", ["size": String(limit / 1024)])
+            )
         }
     }
 }

@@ -28,7 +28,8 @@ public struct WizardStyle: Sendable, Equatable {
 }
 
 /// Writes the conversation (standard error by default), unless `quiet` silenced it. Every text
-/// from outside (an answer, a path, a reason) goes through `VisibleText.of` here.
+/// is shown in the reader's language (``translation``) and every text from outside (an answer,
+/// a path, a reason) goes through `VisibleText.of` here.
 public struct Conversation {
     /// Symbols and colour.
     public var style: WizardStyle
@@ -36,25 +37,28 @@ public struct Conversation {
     public var quiet: Bool
     /// Where the text goes: a descriptor, or the terminal session so it stays in order with libedit.
     public var output: (String) -> Void
+    /// The reader's language for every text shown (English unless set; ``Translation/gettext(_:)``).
+    public var translation: Translation
 
-    /// A conversation written to descriptor `fd`.
-    public init(style: WizardStyle, quiet: Bool, fd: Int32 = 2) {
+    /// A conversation written to descriptor `fd`, in the language of `translation`.
+    public init(style: WizardStyle, quiet: Bool, fd: Int32 = 2, translation: Translation = .english) {
         self.style = style
         self.quiet = quiet
+        self.translation = translation
         self.output = { text in Conversation.write(text, to: fd) }
     }
 
-    /// A line of conversation; silenced by `quiet`.
+    /// A line of conversation, translated; silenced by `quiet`.
     public func say(_ line: String) {
-        if !quiet { output(line + "\n") }
+        if !quiet { output(translation(line) + "\n") }
     }
 
-    /// Text with no line ending (a prompt in a script); silenced by `quiet`.
+    /// Text with no line ending (a prompt already translated, an answer echoed), as it is; silenced by `quiet`.
     public func put(_ text: String) {
         if !quiet { output(text) }
     }
 
-    /// An error line; never silenced.
+    /// An error line, translated; never silenced.
     public func error(_ message: String) {
         output(errorLine(message) + "\n")
     }
@@ -62,18 +66,19 @@ public struct Conversation {
     /// A line that belongs to a question about to be asked (the review, the choices, a notice):
     /// shown even when quiet, since the question cannot be answered without it.
     public func sayWithQuestion(_ line: String) {
-        output(VisibleText.of(line) + "\n")
+        output(VisibleText.of(translation(line)) + "\n")
     }
 
-    /// `✗ message` in red, or `error: message`; `message` may quote outside text (a path, an email).
+    /// `✗ message` in red, or `error: message`, translated; `message` may quote outside text (a
+    /// path, an email). The `error: ` prefix is the same in every language: scripts look for it.
     public func errorLine(_ message: String, indent: String = "") -> String {
-        let message = VisibleText.of(message)
+        let message = VisibleText.of(translation(message))
         return style.unicode ? indent + paint("✗ \(message)", code: "31") : "error: \(message)"
     }
 
-    /// `✓ message` in green, or the message alone; `message` may quote an email.
+    /// `✓ message` in green, or the message alone, translated; `message` may quote an email.
     public func successLine(_ message: String) -> String {
-        let message = VisibleText.of(message)
+        let message = VisibleText.of(translation(message))
         return style.unicode ? paint("✓ \(message)", code: "32") : message
     }
 
@@ -81,27 +86,28 @@ public struct Conversation {
     public func show<Success>(_ effect: WizardEffect<Success>) {
         switch effect {
         case .banner(let text):
-            say(paint(VisibleText.of(text), code: "1"))
+            say(paint(VisibleText.of(translation(text)), code: "1"))
         case .hint(let text):
-            say(VisibleText.of(text))
+            say(VisibleText.of(translation(text)))
         case .errors(let errors):
             for error in errors { output(errorLine(error.message, indent: "  ") + "\n") }
         case .note(.strength(let level)):
-            say("  Strength: \(level.label)")
+            say("  " + translation(Translation.english("Strength: {level}", translated: ["level": level.label])))
         case .note(.text(let text)):
-            say("  " + VisibleText.of(text))
+            say("  " + VisibleText.of(translation(text)))
         case .note(.checklist(let checks)):
             for check in checks { say("  " + checkLine(check)) }
         case .review(let title, let lines):
             sayWithQuestion(title)
-            let width = (lines.map(\.label.count).max() ?? 0) + 2
-            for line in lines {
-                sayWithQuestion("  " + line.label + String(repeating: " ", count: width - line.label.count) + VisibleText.of(line.value))
+            let labels = lines.map { translation($0.label) }
+            let width = (labels.map(\.count).max() ?? 0) + 2
+            for (label, line) in zip(labels, lines) {
+                sayWithQuestion("  " + label + String(repeating: " ", count: width - label.count) + VisibleText.of(line.isAnswer ? line.value : translation(line.value)))
             }
         case .choices(let labels):
-            for (number, label) in labels.enumerated() { sayWithQuestion("  \(number + 1) \(label)") }
+            for (number, label) in labels.enumerated() { sayWithQuestion("  \(number + 1) \(translation(label))") }
         case .notice(let text):
-            sayWithQuestion(VisibleText.of(text))  // may quote a store's reason, which holds a path
+            sayWithQuestion(text)  // may quote a store's reason, which holds a path
         case .ask, .check, .submit, .finish:
             break
         }
@@ -113,23 +119,24 @@ public struct Conversation {
     public func showErrors<Success>(of outcome: WizardOutcome<Success>) {
         switch outcome {
         case .invalid(let errors):
-            for error in errors { self.error(Self.line(error)) }
+            for error in errors { self.error(line(error)) }
         case .incomplete(_, let label, let errors):
-            for error in errors { self.error(Self.line(error)) }
-            self.error("input ended before \"\(label)\" was answered")
+            for error in errors { self.error(line(error)) }
+            self.error(Translation.english("input ended before \"{label}\" was answered", translated: ["label": label]))
         case .succeeded, .declined, .cancelled, .unavailable:
             break
         }
     }
 
-    /// `field: message`, or the message alone for an error of the whole form.
-    static func line(_ error: FieldError) -> String {
-        error.isFormLevel ? error.message : "\(error.field): \(error.message)"
+    /// `field: message`, or the message alone for an error of the whole form: the message in the
+    /// reader's language, the field's name as it is (scripts read `error: password: `).
+    func line(_ error: FieldError) -> String {
+        error.isFormLevel ? translation(error.message) : "\(error.field): \(translation(error.message))"
     }
 
     /// `✓ label` / `✗ label` in colour, or `[x] label` / `[ ] label` in ASCII.
     public func checkLine(_ status: CheckStatus) -> String {
-        let label = VisibleText.of(status.check.label)
+        let label = VisibleText.of(translation(status.check.label))
         guard style.unicode else { return (status.passed ? "[x] " : "[ ] ") + label }
         return status.passed ? paint("✓ \(label)", code: "32") : paint("✗ \(label)", code: "31")
     }

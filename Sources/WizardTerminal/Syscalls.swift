@@ -36,6 +36,15 @@ enum Sys {
     /// Whether `path` is a file this process can read. The corresponding C function is `access(R_OK)`.
     static func isReadableFile(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
+    /// The running program's file, links resolved; nil when it cannot be read.
+    /// The corresponding C function is `readlink("/proc/self/exe")`.
+    static func programPath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.withUnsafeMutableBufferPointer { readlink("/proc/self/exe", $0.baseAddress!, $0.count - 1) }
+        guard count > 0, count < buffer.count - 1 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// The corresponding C function is `isatty`.
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 

@@ -21,6 +21,8 @@ public struct RunnerOptions: Sendable {
     public var quiet = false
     /// `TERM`, `NO_COLOR`, the locale variables and the terminfo folders, by name.
     public var environment: [String: String]
+    /// The reader's language for every prompt and line (``Translation/gettext(_:)``); English by default.
+    public var translation: Translation = .english
 
     /// Options for the program `programName`, reading the process's environment.
     public init(programName: String, environment: [String: String] = ProcessEnvironment.current()) {
@@ -80,7 +82,7 @@ public final class TerminalRunner {
         self.options = options
         mode = interactive ? .interactive : .script
         let style = WizardStyle.detect(interactive: interactive, plain: options.plain, environment: options.environment)
-        var conversation = Conversation(style: style, quiet: options.quiet, fd: options.output)
+        var conversation = Conversation(style: style, quiet: options.quiet, fd: options.output, translation: options.translation)
         if interactive {
             // NO_COLOR, a dumb terminal and plain mean no escape sequences at all, libedit's included.
             let session: TerminalSession
@@ -242,7 +244,8 @@ public final class TerminalRunner {
         ask: @escaping (Prompt, _ discardTypeAhead: Bool) -> WizardInput<Success>
     ) -> WizardInput<Success>? {
         switch effect {
-        case .ask(let prompt):
+        case .ask(var prompt):
+            prompt.text = conversation.translation(prompt.text)
             let isField = if case .field = prompt.question { true } else { false }
             TerminalGuard.setPromptOpen(!conversation.quiet)  // a fatal signal ends the prompt's line
             let discard = !(turn.typeAheadMayAnswer && isField && (prompt.isSecret || !turn.lastAnswerWasSecret))

@@ -129,12 +129,14 @@ struct CreateRun {
         let location = try StoreOption.location(given: db)
         let passwordPolicy = try PolicyLoader.policy(named: policy, file: policyFile)
         var options = RunnerOptions(programName: "signup", environment: environment)
+        options.translation = .signup
         options.plain = plain
         options.quiet = quiet
         if noInteractive { options.interactive = false }
         let interactive = options.interactive ?? (isTerminal(0) && isTerminal(2))
         let conversation = Conversation(
-            style: WizardStyle.detect(interactive: interactive, plain: plain, environment: environment), quiet: quiet
+            style: WizardStyle.detect(interactive: interactive, plain: plain, environment: environment), quiet: quiet,
+            translation: options.translation
         )
         var report = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1))
         report.changing = changing != nil
@@ -183,7 +185,7 @@ struct CreateRun {
 
         let estimator = StrengthEstimator.zxcvbn
         options.interactive = interactive
-        let runner = try TerminalStart.runner(options, json: json, hint: "Nothing was saved. Run with --no-interactive to answer line by line.")
+        let runner = try TerminalStart.runner(options, json: json, hint: options.translation(Translation.english("Nothing was saved. Run with --no-interactive to answer line by line.")))
         var wizard = SignupForm.wizard(
             form: SignupForm.make(policy: passwordPolicy, strength: estimator), mode: runner.mode,
             strength: estimator, presets: presets, unreadablePresets: unreadable,
@@ -191,11 +193,12 @@ struct CreateRun {
         )
         let quiet = quiet
         let changes = changing != nil
+        let translation = options.translation
         let outcome = runner.run(&wizard, intercept: sharedLine?.intercept ?? { $1() }) { form in
             let submission = SignupForm.submission(from: form, strength: estimator)
             if changes { return Self.changePassword(submission, at: location, costs: passwordPolicy.argon2) }
             return Self.store(submission, at: location, dryRun: dryRun, costs: passwordPolicy.argon2,
-                              waiting: { if !quiet { IO.write($0 + "\n", to: 2) } })
+                              waiting: { if !quiet { IO.write(translation($0) + "\n", to: 2) } })
         }
         runner.close()
         if interactive { TerminalGuard.restore() }
@@ -254,7 +257,7 @@ struct CreateRun {
                 return .succeeded(submission.created(id: 0))
             }
             // A write that takes longer than a moment is waiting for another writer's lock: say so.
-            let notice = DispatchWorkItem { waiting("Waiting for the database: another program is writing to it…") }
+            let notice = DispatchWorkItem { waiting(Translation.english("Waiting for the database: another program is writing to it…")) }
             DispatchQueue.global().asyncAfter(deadline: .now() + 1, execute: notice)
             defer { notice.cancel() }
             do {

@@ -15,14 +15,13 @@ struct Report {
 
     /// The line that says it worked, for the email shown.
     private func successText(_ shown: String) -> String {
-        if dryRun { return "Dry run: nothing was saved" }
-        return changing ? "Password changed for \(shown)" : "Account created for \(shown)"
+        changing && !dryRun ? Translation.english("Password changed for {email}", ["email": shown]) : Self.createdLine(shown, dryRun: dryRun)
     }
 
     /// What ``show(_:)`` writes for `.cancelled`: also what a SIGINT that ends the process
     /// outside a prompt writes (see `TerminalGuard.prepareInterruptReport`).
     var cancellation: (conversation: String, result: String) {
-        (conversation.quiet ? "" : "Nothing was saved.\n", json ? JSONText.object([("status", "cancelled")]) + "\n" : "")
+        (conversation.quiet ? "" : conversation.translation(Self.nothingSaved) + "\n", json ? JSONText.object([("status", "cancelled")]) + "\n" : "")
     }
 
     /// Shows `outcome` and returns the exit code: ``ExitStatus/unwritable`` when the result could
@@ -34,7 +33,7 @@ struct Report {
         if case .succeeded(let account) = outcome, !(interactive && !stdoutIsTerminal) {
             conversation.say(conversation.successLine(successText(account.email)))
         }
-        conversation.error("the result could not be written to standard output: \(failure)")
+        conversation.error(Translation.english("the result could not be written to standard output: {reason}", ["reason": "\(failure)"]))
         return ExitStatus.unwritable
     }
 
@@ -54,7 +53,7 @@ struct Report {
                 object.append(("strength", strength.label))
                 emit(object)
             } else if dryRun {
-                result("Dry run: the account for \(shown) would be created; nothing was saved.")
+                result(Translation.english("Dry run: the account for {email} would be created; nothing was saved.", ["email": shown]))
             } else {
                 result(successText(shown))
             }
@@ -64,7 +63,7 @@ struct Report {
             if json { emit([("status", "invalid"), ("errors", Self.grouped(errors))]) }
             return ExitStatus.invalid
         case .declined:
-            conversation.say("Nothing was saved.")
+            conversation.say(Self.nothingSaved)
             if json { emit([("status", "declined")]) }
             return ExitStatus.declined
         case .cancelled:
@@ -81,14 +80,26 @@ struct Report {
             return ExitStatus.incomplete
         case .unavailable(let reason):
             // At a terminal the reason was shown before "Try again?"; a script hears it here.
-            if interactive { conversation.say("Nothing was saved.") } else { conversation.error("the account could not be saved: \(VisibleText.of(reason))") }
+            if interactive {
+                conversation.say(Self.nothingSaved)
+            } else {
+                conversation.error(Translation.english("the account could not be saved: {reason}", ["reason": VisibleText.of(reason)]))
+            }
             if json { emit([("status", "storage_error"), ("reason", reason)]) }
             return ExitStatus.storage
         }
     }
 
+    /// The human result on standard output, in the reader's language (`--json` never is).
     private func result(_ line: String) {
-        IO.write((stdoutIsTerminal ? conversation.successLine(line) : line) + "\n", to: 1)
+        IO.write((stdoutIsTerminal ? conversation.successLine(line) : conversation.translation(line)) + "\n", to: 1)
+    }
+
+    static let nothingSaved = Translation.english("Nothing was saved.")
+
+    /// `Account created for EMAIL` (`email` already made visible), or a dry run's line.
+    static func createdLine(_ email: String, dryRun: Bool) -> String {
+        dryRun ? Translation.english("Dry run: nothing was saved") : Translation.english("Account created for {email}", ["email": email])
     }
 
     /// One JSON object on one line, keys in the order given.

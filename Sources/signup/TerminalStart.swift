@@ -1,4 +1,5 @@
 import ArgumentParser
+import SignupCore
 import WizardTerminal
 
 /// Opens the terminal session of an interactive run, or says why there cannot be one.
@@ -38,7 +39,7 @@ enum TerminalStart {
     }
 
     private static func failed(_ error: TerminalError, json: Bool, hint: String) -> ExitCode {
-        IO.write("error: \(prefix)\(error.description)\n\(hint)\n", to: 2)
+        IO.write("error: \(prefix)\(error.description)\n\(VisibleText.of(hint))\n", to: 2)
         if json { IO.write(JSONText.object([("status", "terminal_error"), ("reason", prefix + error.description)]) + "\n", to: 1) }
         return ExitCode(ExitStatus.incomplete)
     }

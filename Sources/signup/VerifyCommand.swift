@@ -34,24 +34,26 @@ struct VerifyCommand: ParsableCommand {
         let location = try StoreOption.location(given: db)
         let costs = try policy.load().argon2
         let password: Secret
+        let translation = Translation.signup
+        let nothingChecked = translation(Translation.english("Nothing was checked.")) + "\n"
         if isTerminal(0) && isTerminal(2) {
             TerminalGuard.install()
-            TerminalGuard.prepareInterruptReport(conversation: "Nothing was checked.\n", result: "")
-            let session = try TerminalStart.session(hint: "Nothing was checked. Give the password on standard input instead.")
+            TerminalGuard.prepareInterruptReport(conversation: nothingChecked, result: "")
+            let session = try TerminalStart.session(hint: translation(Translation.english("Nothing was checked. Give the password on standard input instead.")))
             // The prompt names the account, as the person typed it (made visible: it is outside text).
             // Keys typed before it appeared are not its answer (as at the wizard's first prompt).
             session.discardTypeAhead()
-            let read = session.readSecret(prompt: "Password for \(VisibleText.of(email)): ")
+            let read = session.readSecret(prompt: translation(Translation.english("Password for {email}: ", ["email": VisibleText.of(email)])))
             session.close()
             switch read {
             case .line(let text):
                 password = Secret(SignupForm.normalizePassword(text))
             case .unreadable(let problem):
                 // Bytes that are not UTF-8 are refused, as at the wizard's prompts: never replaced, never a match.
-                IO.write("error: password: \(FieldError.unreadable(problem, field: "password").message)\n", to: 2)
+                IO.write("error: password: \(translation(FieldError.unreadable(problem, field: "password").message))\n", to: 2)
                 throw ExitCode(1)
             case .interrupted, .endOfInput:
-                IO.write("Nothing was checked.\n", to: 2)
+                IO.write(nothingChecked, to: 2)
                 throw ExitCode(ExitStatus.cancelled)
             }
         } else {
@@ -79,14 +81,14 @@ struct VerifyCommand: ParsableCommand {
             throw AccountAccess.failure(.noAccount)
         case (.account(_, let state), _) where state != .active:
             // Whether or not the password matched: a disabled account's password is not worth guessing.
-            IO.write(state == .pending ? "This account is waiting for an administrator to enable it.\n" : "This account is disabled.\n", to: 2)
+            IO.write(translation(state == .pending ? Translation.english("This account is waiting for an administrator to enable it.") : Translation.english("This account is disabled.")) + "\n", to: 2)
             throw ExitCode(ExitStatus.notActive)
         case (.account(let hash, _), .matches):
-            IO.write("Password matches.\n", to: 2)
+            IO.write(translation(Translation.english("Password matches.")) + "\n", to: 2)
             if PasswordHasher.needsRehash(hash, for: costs) { Self.upgrade(email: email, from: hash, password: password, costs: costs, at: location) }
             throw ExitCode(0)
         case (_, .doesNotMatch):
-            IO.write("Password does not match.\n", to: 2)
+            IO.write(translation(Translation.english("Password does not match.")) + "\n", to: 2)
             throw ExitCode(1)
         case (_, .unusableHash(let why)):
             IO.write("error: the stored password hash for this account cannot be checked: \(why)\n", to: 2)

@@ -9,8 +9,20 @@ let signupBinary: String = {
     while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("signup").path), folder.path != "/" {
         folder = folder.deletingLastPathComponent()
     }
+    compileCatalogs(beside: folder)
     return folder.appendingPathComponent("signup").path
 }()
+
+/// The German catalog where the built binary looks for it (`../share/locale` from its file), as
+/// scripts/test makes it: `swift test` alone then runs the tests of the conversation in German.
+private func compileCatalogs(beside folder: URL) {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/bash")
+    process.arguments = [root.appendingPathComponent("scripts/po").path, "compile", folder.appendingPathComponent("../share/locale").path]
+    try? process.run()
+    process.waitUntilExit()
+}
 
 /// What one run of the binary did.
 struct Run {

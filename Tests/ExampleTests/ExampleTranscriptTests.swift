@@ -166,11 +166,11 @@ extension ExampleTerminalTests {
 @Suite struct ExampleScriptTests {
     /// Runs the example with `input` on standard input; returns its status, standard output and standard error.
     /// Under `timeout(1)`: a run that never ends fails (status 124) instead of holding the suite.
-    static func run(_ input: String, _ arguments: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(_ input: String, _ arguments: [String] = [], environment extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         process.arguments = ["60", exampleBinary] + arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SWIFT_BACKTRACE": "enable=no"]
+        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SWIFT_BACKTRACE": "enable=no"].merging(extra) { $1 }
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
         try process.run()
@@ -206,6 +206,50 @@ extension ExampleTerminalTests {
             """, "\(run.stderr)")
         #expect(!run.stderr.contains("weakpass"), "a password was echoed: \(run.stderr)")
         #expect(!run.stderr.contains("Password requirements"), "a script gets no hint: \(run.stderr)")
+    }
+
+    /// A program names a catalog of its own before the libraries' (signup.mo): its texts come from
+    /// its own, the runner's and the rules' from signup's, and its own wins where both have a text.
+    @Test func aCatalogOfTheProgramsOwnComesBeforeTheLibrarys() throws {
+        let locale = URL(fileURLWithPath: exampleBinary).deletingLastPathComponent().appendingPathComponent("../share/locale")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+        let folder = locale.appendingPathComponent("de/LC_MESSAGES")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let po = FileManager.default.temporaryDirectory.appendingPathComponent("wizard-example-\(getpid()).po")
+        defer {
+            try? FileManager.default.removeItem(at: po)
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent("wizard-example.mo"))  // no test catalog stays in the build
+        }
+        try Data("""
+            msgid ""
+            msgstr "Content-Type: text/plain; charset=UTF-8\\n"
+
+            msgid "Username"
+            msgstr "Benutzername"
+
+            msgid "Password"
+            msgstr "Kennwort"
+
+            msgid "Age"
+            msgstr "Alter"
+
+            """.utf8).write(to: po)
+        for (tool, arguments) in [("/usr/bin/msgfmt", ["-o", folder.appendingPathComponent("wizard-example.mo").path, po.path]),
+                                  ("/bin/bash", [root.appendingPathComponent("scripts/po").path, "compile", locale.path])] {
+            let process = try Process.run(URL(fileURLWithPath: tool), arguments: arguments)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(tool) \(arguments)")
+        }
+        let run = try Self.run("ab\nweakpass1\nweakpass2\n7\n", environment: ["LANGUAGE": "de", "LC_ALL": "C.UTF-8"])
+        #expect(run.status == 65)
+        for line in ["Benutzername: ab\n", "Kennwort: \n", "Passwort bestätigen: \n", "Alter: 7\n",
+                     "error: username.tooShort: Verwenden Sie mindestens 3 Zeichen\n",
+                     "error: confirm.mismatch: Die Passwörter stimmen nicht überein\n",
+                     "error: age.outOfRange: Geben Sie einen Wert von 13 bis 120 ein\n"] {
+            #expect(run.stderr.contains(line), "\(line.debugDescription) missing from \(run.stderr)")
+        }
+        let english = try Self.run("ab\nweakpass1\nweakpass2\n7\n")
+        #expect(english.stderr.contains("Username: ab\n") && english.stderr.contains("error: age.outOfRange: Enter a value from 13 to 120\n"))
     }
 
     @Test func anAgeOutOfRangeIsReported() throws {

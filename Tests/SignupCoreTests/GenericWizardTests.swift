@@ -46,7 +46,8 @@ import Testing
         let (effects, outcome) = run(.interactive, [.answer("bob"), .answer("42"), .answer("free"), .answer("y")])
         #expect(prompts(effects) == ["User name: ", "Age: ", "Plan: ", "Submit? [Y/n/e] "])
         #expect(effects.contains(.review(title: "Review", lines: [
-            ReviewLine(label: "User name", value: "bob"), ReviewLine(label: "Age", value: "42"), ReviewLine(label: "Plan", value: "free"),
+            ReviewLine(label: "User name", value: "bob", isAnswer: true), ReviewLine(label: "Age", value: "42", isAnswer: true),
+            ReviewLine(label: "Plan", value: "free", isAnswer: true),
         ])))
         #expect(!effects.contains { if case .banner = $0 { true } else { false } })  // no banner unless given
         #expect(outcome == .succeeded(Member(name: "bob", age: 42)))

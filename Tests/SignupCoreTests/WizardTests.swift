@@ -63,7 +63,7 @@ let email = Question.field("email"), password = Question.field("password"), conf
         #expect(drive.questions == [email, password, confirm, .review])
         #expect(drive.shownErrors.isEmpty)
         #expect(drive.effects.contains(.note(.strength(.strong))))
-        #expect(drive.effects.contains(.review(title: "Review", lines: [ReviewLine(label: "Email", value: "alice@example.com"), ReviewLine(label: "Password", value: "set (strong)")])))
+        #expect(drive.effects.contains(.review(title: "Review", lines: [ReviewLine(label: "Email", value: "alice@example.com", isAnswer: true), ReviewLine(label: "Password", value: "set (strong)")])))
         #expect(drive.submissions.map(\.email) == ["alice@example.com"])
         #expect(drive.submissions.first?.password.reveal() == goodPassword)
     }

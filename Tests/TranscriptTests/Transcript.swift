@@ -41,7 +41,7 @@ struct Transcript: Sendable {
     var screen: String?
     var standardOutput: String?
 
-    /// Everything typed at a password prompt (printable runs of 4 or more characters), the
+    /// Everything typed at a password prompt, in English or German (printable runs of 4 or more characters), the
     /// declared secrets and the password of pre-created accounts.
     var secrets: [String] {
         var found = declaredSecrets
@@ -50,7 +50,7 @@ struct Transcript: Sendable {
         for step in steps {
             switch step {
             case .expect(let text): lastExpected = text
-            case .send(let text) where lastExpected.lowercased().contains("password"):
+            case .send(let text) where ["password", "passwort"].contains(where: lastExpected.lowercased().contains):  // English, German
                 found += Self.printableRuns(text).filter { $0.count >= 4 }
             default: break
             }

@@ -6,7 +6,7 @@ import WizardTerminal
 /// `TerminalRunner` over a script's lines, in this process: answers on one pipe, the conversation on another.
 @Suite struct RunnerScriptTests {
     /// Runs `form` in script mode with `input` as the script; returns the conversation and the outcome.
-    func run(_ form: Form, _ input: String) throws -> (conversation: String, outcome: WizardOutcome<String>) {
+    func run(_ form: Form, _ input: String, translation: Translation = .english) throws -> (conversation: String, outcome: WizardOutcome<String>) {
         var answers: [Int32] = [0, 0], talk: [Int32] = [0, 0]
         try #require(pipe(&answers) == 0 && pipe(&talk) == 0)
         defer { [answers[0], talk[0]].forEach { close($0) } }
@@ -15,6 +15,7 @@ import WizardTerminal
         var options = RunnerOptions(programName: "test", environment: ["TERM": "xterm"])
         options.input = answers[0]
         options.output = talk[1]
+        options.translation = translation
         let runner = try TerminalRunner(options)
         var wizard = Wizard<String>(form: form, mode: runner.mode)
         let outcome = runner.run(&wizard) { form in .succeeded(form.text("name")) }
@@ -32,6 +33,22 @@ import WizardTerminal
         #expect(outcome == .succeeded("bob"))
         #expect(!conversation.contains("\u{1B}"), "an escape reached the terminal: \(conversation.debugDescription)")
         #expect(conversation.contains("Name^[]0;PWNED^G: bob"))
+    }
+
+    /// The program's words come from the catalog; what was answered is shown as it is, even
+    /// when it is the English text of one of them.
+    @Test func answersAreShownAsTheyAreWhateverTheCatalogHolds() throws {
+        let catalog = Translation { ["Name": "Nom", "Review": "Révision", "{label}: ": "{label} : ", "set": "défini"][$0] }
+        let (conversation, outcome) = try run(Form(fields: [Field(name: "name", label: "Name")]), "Review\n", translation: catalog)
+        #expect(outcome == .succeeded("Review"))
+        #expect(conversation == "Nom : Review\n")
+        var french = Conversation(style: .plain, quiet: false, translation: catalog)
+        var said = ""
+        french.output = { said += $0 }
+        french.show(WizardEffect<String>.review(title: "Review", lines: [
+            ReviewLine(label: "Name", value: "Review", isAnswer: true), ReviewLine(label: "Password", value: "set"),
+        ]))
+        #expect(said == "Révision\n  Nom       Review\n  Password  défini\n")
     }
 
     @Test func aScriptHearsItsErrorsAtTheEndInOneLineEach() throws {

@@ -56,6 +56,10 @@ installed_ok() {
     mode "$p/$manifest" 644 && manifest_matches "$p"
 }
 check "installs the binary (0755, runs), the page and completions (0644) and a manifest of their sha256" installed_ok
+check "installs the German catalog (0644, in the manifest), and the installed binary speaks German with it" bash -c '
+    f="$1/share/locale/de/LC_MESSAGES/signup.mo"
+    [ "$(stat -c %a -- "$f")" = 644 ] && grep -qxF "file $(sha256sum <"$f" | cut -d" " -f1) $f" "$1/share/signup/install-manifest" &&
+        printf "a@example.com\n" | env -i LANGUAGE=de LC_ALL=C.UTF-8 "$1/bin/signup" --db "$2/de.sqlite" 2>&1 | grep -qx "E-Mail: a@example.com"' _ "$p" "$tmp"
 check "--prefix DIR/ with DIR/bin on PATH gives no 'not on PATH' note" bash -c '! grep -q "not on PATH" "$1"' _ "$tmp/install.err"
 check "names the completion folders bash, zsh and fish do not search, with the line to add" bash -c '
     grep -qxF "    . $1/share/bash-completion/completions/signup" "$2" &&

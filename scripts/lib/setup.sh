@@ -16,7 +16,7 @@ ensure_debian_packages() {
 }
 
 # The Debian packages the build links against (SPEC 9).
-BUILD_PACKAGES=(libedit-dev libargon2-dev libzxcvbn-dev libsqlite3-dev libpq-dev pkg-config)
+BUILD_PACKAGES=(libedit-dev libargon2-dev libzxcvbn-dev libsqlite3-dev libpq-dev pkg-config gettext)  # gettext: msgfmt
 
 # Where `swift` is: on PATH, or the toolchain's usual home on these machines.
 ensure_swift() {
@@ -41,5 +41,8 @@ RELEASE_FLAGS=(-c release --static-swift-stdlib --disable-local-rpath)
 build_release() {
     local root="$1" product="${PRODUCT:-signup}"
     swift build "${RELEASE_FLAGS[@]}" --package-path "$root" --product "$product" >&2
-    echo "$(swift build "${RELEASE_FLAGS[@]}" --package-path "$root" --show-bin-path)/$product"
+    local bin_path; bin_path="$(swift build "${RELEASE_FLAGS[@]}" --package-path "$root" --show-bin-path)"
+    # The catalogs where the binary looks for them: ../share/locale from its own file.
+    "$root/scripts/po" compile "$bin_path/../share/locale" >&2
+    echo "$bin_path/$product"
 }
