@@ -1,4 +1,4 @@
-import Foundation
+import SignupCore
 
 /// How many public sign-ups a time window allows: from one client, and from everyone.
 ///
@@ -24,10 +24,12 @@ public struct SignupLimits: Sendable, Equatable {
     func refusal(fromOrigin: Int, fromAll: Int) -> StoreError? {
         let minutes = max(1, (windowSeconds + 59) / 60)
         if fromOrigin >= perClient {
-            return .limitReached(reason: "too many accounts were created from your address recently; try again in up to \(minutes) minutes")
+            return .limitReached(reason: Translation.english(
+                "too many accounts were created from your address recently; try again in up to {minutes} minutes", ["minutes": "\(minutes)"]))
         }
         if fromAll >= overall {
-            return .limitReached(reason: "too many accounts were created recently; try again in up to \(minutes) minutes")
+            return .limitReached(reason: Translation.english(
+                "too many accounts were created recently; try again in up to {minutes} minutes", ["minutes": "\(minutes)"]))
         }
         return nil
     }

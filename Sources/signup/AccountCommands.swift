@@ -21,7 +21,7 @@ enum AccountAccess {
 
     /// Exit 69: there is no database at `location`.
     static func noDatabase(_ location: StoreLocation) -> ExitCode {
-        IO.write("error: there is no account database at \(location.visible); nothing was created\n", to: 2)
+        IO.write("error: " + Translation.signup(Translation.english("there is no account database at {place}; nothing was created", ["place": location.visible])) + "\n", to: 2)
         return ExitCode(ExitStatus.noDatabase)
     }
 
@@ -30,7 +30,7 @@ enum AccountAccess {
         switch error {
         case .noAccount:
             // The email is not repeated: whatever was typed there may be a secret in the wrong place.
-            IO.write("error: no account has this email address\n", to: 2)
+            IO.write("error: " + Translation.signup(Translation.english("no account has this email address")) + "\n", to: 2)
             return ExitCode(ExitStatus.noAccount)
         case .emailTaken, .unavailable, .limitReached:
             IO.write("error: \(VisibleText.of(error.description))\n", to: 2)
@@ -61,7 +61,10 @@ struct AccountTarget: ParsableArguments {
 protocol StateCommand: ParsableCommand {
     var target: AccountTarget { get }
     static var state: AccountState { get }
-    static var done: String { get }
+    /// The result line: `Disabled EMAIL`.
+    static func done(_ email: String) -> String
+    /// The result line when nothing changed: `EMAIL was already disabled`.
+    static func already(_ email: String) -> String
 }
 
 extension StateCommand {
@@ -76,9 +79,9 @@ extension StateCommand {
             throw AccountAccess.failure(error)
         }
         let shown = VisibleText.of(email)
-        IO.write(before == Self.state ? "\(shown) was already \(Self.state.rawValue)\n" : "\(Self.done) \(shown)\n", to: 1)
+        IO.write(Translation.signup(before == Self.state ? Self.already(shown) : Self.done(shown)) + "\n", to: 1)
         if let failure = IO.outputFailure {
-            IO.write("error: cannot write to standard output: \(failure)\n", to: 2)
+            IO.write("error: " + Translation.signup(Translation.english("cannot write to standard output: {reason}", ["reason": "\(failure)"])) + "\n", to: 2)
             throw ExitCode(ExitStatus.unwritable)
         }
     }
@@ -97,7 +100,8 @@ struct DisableCommand: StateCommand {
             """
     )
     static let state = AccountState.disabled
-    static let done = "Disabled"
+    static func done(_ email: String) -> String { Translation.english("Disabled {email}", ["email": email]) }
+    static func already(_ email: String) -> String { Translation.english("{email} was already disabled", ["email": email]) }
 
     @OptionGroup var target: AccountTarget
 }
@@ -115,7 +119,8 @@ struct EnableCommand: StateCommand {
             """
     )
     static let state = AccountState.active
-    static let done = "Enabled"
+    static func done(_ email: String) -> String { Translation.english("Enabled {email}", ["email": email]) }
+    static func already(_ email: String) -> String { Translation.english("{email} was already enabled", ["email": email]) }
 
     @OptionGroup var target: AccountTarget
 }
@@ -156,7 +161,7 @@ struct DeleteCommand: ParsableCommand {
         }
         if !yes {
             guard try Self.confirm(email) else {
-                IO.write("Nothing was deleted.\n", to: 2)
+                IO.write(Self.nothingDeleted, to: 2)
                 throw ExitCode(ExitStatus.declined)
             }
         }
@@ -166,19 +171,22 @@ struct DeleteCommand: ParsableCommand {
             TerminalGuard.releaseSignals()
             throw AccountAccess.failure(error)
         }
-        IO.write("Deleted \(VisibleText.of(email))\n", to: 1)
+        IO.write(Translation.signup(Translation.english("Deleted {email}", ["email": VisibleText.of(email)])) + "\n", to: 1)
         if let failure = IO.outputFailure {
-            IO.write("error: cannot write to standard output: \(failure)\n", to: 2)
+            IO.write("error: " + Translation.signup(Translation.english("cannot write to standard output: {reason}", ["reason": "\(failure)"])) + "\n", to: 2)
             throw ExitCode(ExitStatus.unwritable)
         }
     }
 
+    /// What a run that deleted nothing says.
+    static var nothingDeleted: String { Translation.signup(Translation.english("Nothing was deleted.")) + "\n" }
+
     /// Asks `Delete EMAIL? [y/N]` at the terminal; Ctrl-C or Ctrl-D there exits 130.
     private static func confirm(_ email: String) throws -> Bool {
-        TerminalGuard.prepareInterruptReport(conversation: "Nothing was deleted.\n", result: "")
-        let session = try TerminalStart.session(hint: "Nothing was deleted. Add --yes to delete without asking.")
+        TerminalGuard.prepareInterruptReport(conversation: Self.nothingDeleted, result: "")
+        let session = try TerminalStart.session(hint: Translation.signup(Translation.english("Nothing was deleted. Add --yes to delete without asking.")))
         session.discardTypeAhead()
-        let read = session.readLine(prompt: "Delete \(VisibleText.of(email))? [y/N] ", remember: false)
+        let read = session.readLine(prompt: Translation.signup(Translation.english("Delete {email}? [y/N] ", ["email": VisibleText.of(email)])), remember: false)
         session.close()
         switch read {
         case .line(let answer):
@@ -186,7 +194,7 @@ struct DeleteCommand: ParsableCommand {
         case .unreadable:
             return false
         case .interrupted, .endOfInput:
-            IO.write("Nothing was deleted.\n", to: 2)
+            IO.write(Self.nothingDeleted, to: 2)
             throw ExitCode(ExitStatus.cancelled)
         }
     }

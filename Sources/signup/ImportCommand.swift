@@ -54,7 +54,7 @@ struct ImportCommand: ParsableCommand {
         } else {
             fd = IO.open(Array(file.utf8), O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                IO.write("error: cannot open the file to import: \(String(cString: strerror(errno)))\n", to: 2)
+                IO.write("error: " + Translation.signup(Translation.english("cannot open the file to import: {reason}", ["reason": String(cString: strerror(errno))])) + "\n", to: 2)
                 throw ExitCode(ExitStatus.incomplete)
             }
         }
@@ -64,11 +64,11 @@ struct ImportCommand: ParsableCommand {
         let summary = try run.importing(from: LineInput(fd: fd))
         summary.show(json: json, dryRun: dryRun)
         if let failure = IO.outputFailure {
-            IO.write("error: cannot write to standard output: \(failure)\n", to: 2)
+            IO.write("error: " + Translation.signup(Translation.english("cannot write to standard output: {reason}", ["reason": "\(failure)"])) + "\n", to: 2)
             throw ExitCode(ExitStatus.unwritable)
         }
         if let storage = summary.storageFailure {
-            IO.write("error: \(VisibleText.of(storage)); the rows stored before it stay: run the same import again to finish\n", to: 2)
+            IO.write("error: " + Translation.signup(Translation.english("{reason}; the rows stored before it stay: run the same import again to finish", ["reason": VisibleText.of(storage)])) + "\n", to: 2)
             throw ExitCode(ExitStatus.storage)
         }
         throw ExitCode(summary.rejected > 0 ? ExitStatus.invalid : 0)
@@ -107,8 +107,11 @@ struct ImportSummary {
             members += [("created", created), ("updated", updated), ("taken", taken), ("rejected", rejected), ("dry_run", dryRun)]
             IO.write(JSONText.object(members) + "\n", to: 1)
         } else {
-            let verb = dryRun ? "Dry run, nothing was stored: would create" : "Imported: created"
-            IO.write("\(verb) \(created), updated \(updated), already there \(taken), rejected \(rejected)\n", to: 1)
+            let counts = ["created": "\(created)", "updated": "\(updated)", "taken": "\(taken)", "rejected": "\(rejected)"]
+            let line = dryRun
+                ? Translation.english("Dry run, nothing was stored: would create {created}, update {updated}; already there {taken}, rejected {rejected}", counts)
+                : Translation.english("Imported: created {created}, updated {updated}, already there {taken}, rejected {rejected}", counts)
+            IO.write(Translation.signup(line) + "\n", to: 1)
         }
     }
 }
@@ -170,8 +173,10 @@ struct ImportRun {
         if !batch.isEmpty && summary.storageFailure == nil { store(&batch) }
         if progress { IO.write("\n", to: 2) }
         if let code = input.readError {
-            IO.write("error: cannot read the file to import: \(String(cString: strerror(code)))"
-                + (summary.created + summary.updated > 0 ? "; the rows read before were stored\n" : "\n"), to: 2)
+            let reason = ["reason": String(cString: strerror(code))]
+            IO.write("error: " + Translation.signup(summary.created + summary.updated > 0
+                ? Translation.english("cannot read the file to import: {reason}; the rows read before were stored", reason)
+                : Translation.english("cannot read the file to import: {reason}", reason)) + "\n", to: 2)
             throw ExitCode(ExitStatus.incomplete)
         }
         return summary
@@ -207,7 +212,7 @@ struct ImportRun {
     private mutating func reject(line: Int, email: String?, codes: [String]) {
         summary.rejected += 1
         let shown = email.map { " \(VisibleText.of($0))" } ?? ""
-        IO.write("\(progress ? "\r" : "")line \(line)\(shown): \(codes.joined(separator: ", "))\n", to: 2)
+        IO.write((progress ? "\r" : "") + Translation.signup(Translation.english("line {line}{email}: {codes}", ["line": "\(line)", "email": shown, "codes": codes.joined(separator: ", ")])) + "\n", to: 2)
     }
 
     /// Hashes the batch on every core, then stores it in one transaction (a dry run only asks
@@ -265,7 +270,7 @@ struct ImportRun {
 
     private mutating func takenRow(_ row: Row) {
         summary.taken += 1
-        IO.write("\(progress ? "\r" : "")line \(row.line) \(VisibleText.of(row.email)): email.taken (skipped)\n", to: 2)
+        IO.write((progress ? "\r" : "") + Translation.signup(Translation.english("line {line} {email}: email.taken (skipped)", ["line": "\(row.line)", "email": VisibleText.of(row.email)])) + "\n", to: 2)
     }
 
     /// Each row's hash (its own, or its password's), computed on every core at once.
@@ -283,13 +288,17 @@ struct ImportRun {
         let done = summary.created + summary.updated + summary.taken + summary.rejected
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         let rate = seconds > 0 ? Double(done) / seconds : 0
-        var line = "\r\(done)"
+        let text: String
         if let total, total >= done {
-            line += "/\(total) rows, \(Int(rate))/s"
-            if rate > 0 { line += ", about \(Int((Double(total - done) / rate).rounded(.up))) s left" }
+            let counts = ["done": "\(done)", "total": "\(total)", "rate": "\(Int(rate))"]
+            text = rate > 0
+                ? Translation.english("{done}/{total} rows, {rate}/s, about {left} s left",
+                                      counts.merging(["left": "\(Int((Double(total - done) / rate).rounded(.up)))"]) { a, _ in a })
+                : Translation.english("{done}/{total} rows, {rate}/s", counts)
         } else {
-            line += " rows, \(Int(rate))/s"
+            text = Translation.english("{done} rows, {rate}/s", ["done": "\(done)", "rate": "\(Int(rate))"])
         }
+        let line = "\r" + Translation.signup(text)
         IO.write(line + "   ", to: 2)
     }
 }
