@@ -11,6 +11,25 @@ public protocol AnswerValue: Sendable {
     var answerText: String { get }
     /// The failure of a line that does not parse, such as `notAWholeNumber`.
     static var notParsed: RuleFailure { get }
+    /// How a prompt for this type is asked: a line to edit (the default), a yes/no question, or a
+    /// choice that lists its options. A yes/no or a choice shows its default in the prompt and
+    /// takes it on Enter; it never puts it on the line to edit.
+    static var promptStyle: PromptStyle { get }
+}
+
+/// How a field's prompt is asked (``AnswerValue/promptStyle``).
+public enum PromptStyle: Sendable, Equatable {
+    /// A line to edit; an initial value is put on it.
+    case line
+    /// `Label [y/N]: `: Enter takes the default.
+    case yesNo
+    /// `Label (a, b, c) [a]: `: one of these, by name or number; Enter takes the default.
+    case choice([String])
+}
+
+extension AnswerValue {
+    /// A line to edit.
+    public static var promptStyle: PromptStyle { .line }
 }
 
 extension String: AnswerValue {
@@ -59,6 +78,8 @@ extension Bool: AnswerValue {
     public var answerText: String { self ? "yes" : "no" }
     /// `notYesOrNo`.
     public static var notParsed: RuleFailure { RuleFailure(reason: "notYesOrNo", message: Translation.english("Answer yes or no")) }
+    /// A yes/no question.
+    public static var promptStyle: PromptStyle { .yesNo }
 }
 
 extension AnswerValue where Self: CaseIterable & RawRepresentable, RawValue == String {
@@ -80,6 +101,8 @@ extension AnswerValue where Self: CaseIterable & RawRepresentable, RawValue == S
     }
     /// The raw value.
     public var answerText: String { rawValue }
+    /// A choice that lists its cases.
+    public static var promptStyle: PromptStyle { .choice(Self.allCases.map(\.rawValue)) }
     /// `notAChoice`, naming the choices.
     public static var notParsed: RuleFailure {
         RuleFailure(reason: "notAChoice", message: Translation.english("Choose one of: {choices}", ["choices": Self.allCases.map(\.rawValue).joined(separator: ", ")]))

@@ -46,6 +46,13 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     public let name: String
     /// The words of its prompt, such as `Confirm password`.
     public var label: String
+    /// Its name in the review (`Password`), when the prompt's words do not fit there; nil for ``label``.
+    public var reviewLabel: String?
+    /// What a screen reader should hear for it, used instead of the prompt's words in plain mode
+    /// (`--plain`, `TERM=dumb`): a fuller sentence than a terse label; nil for ``label``.
+    public var accessibilityDescription: String?
+    /// How it is asked: a line, a yes/no, a choice (from the type of its answers).
+    public let promptStyle: PromptStyle
     /// The rules checked in order; every failure is reported.
     public var rules: [Rule]
     /// When its errors become visible.
@@ -78,6 +85,8 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
 
     /// A text field named `name` with `rules`; by default errors show once it is answered.
     /// An `initial` value is put on the line to edit; it counts neither as answered nor as dirty.
+    /// `label` is its prompt's words; `reviewLabel` its name in the review, `accessibilityDescription`
+    /// what plain mode (a screen reader) says instead of the prompt's words; both default to `label`.
     public init(
         name: String,
         label: String? = nil,
@@ -87,6 +96,8 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
         dependsOn: [String] = [],
         messages: [String: String] = [:],
         hint: String? = nil,
+        reviewLabel: String? = nil,
+        accessibilityDescription: String? = nil,
         initial: String = "",
         normalize: @escaping @Sendable (String) -> String = { $0 }
     ) {
@@ -94,13 +105,16 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
             name: name, label: label, rules: rules, mode: mode, isSecret: isSecret, dependsOn: dependsOn,
             messages: messages, hint: hint, initialText: initial, normalize: normalize, type: String.self
         )
+        self.reviewLabel = reviewLabel
+        self.accessibilityDescription = accessibilityDescription
     }
 
     /// A field whose answers are read as `Value` (a number, yes/no, a choice): the line must
     /// parse (else the type's own code, such as `age.notAWholeNumber`), then `rules` are checked.
     /// Surrounding white space is trimmed before parsing unless `normalize` says otherwise; a line
     /// that parses is kept as its value's own text (`2` for a choice becomes its name, `+7` is `7`),
-    /// so the review shows what was chosen.
+    /// so the review shows what was chosen. A `Bool` is asked as `Label [y/N]: ` and a choice as
+    /// `Label (a, b, c) [a]: `, with `initial` as the default Enter takes (never put on the line).
     public init<Value: AnswerValue>(
         _ key: FieldKey<Value>,
         label: String? = nil,
@@ -111,6 +125,8 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
         dependsOn: [String] = [],
         messages: [String: String] = [:],
         hint: String? = nil,
+        reviewLabel: String? = nil,
+        accessibilityDescription: String? = nil,
         normalize: @escaping @Sendable (String) -> String = Field.trimmingWhiteSpace
     ) {
         self.init(
@@ -122,6 +138,8 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
             },
             type: Value.self
         )
+        self.reviewLabel = reviewLabel
+        self.accessibilityDescription = accessibilityDescription
     }
 
     private init<Value: AnswerValue>(
@@ -140,6 +158,7 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
         self.hint = hint
         self.normalize = normalize
         self.valueType = ObjectIdentifier(type)
+        self.promptStyle = Value.promptStyle
         self.valueTypeName = "\(type)"
         let initial = normalize(initialText)
         self.initialValue = initial

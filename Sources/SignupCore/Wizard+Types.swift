@@ -93,6 +93,9 @@ public struct Prompt: Sendable, Equatable {
     /// The answer to start editing from (an initial value, a field changed from the review); "" for none.
     /// In a script, what an empty line keeps. Never a secret.
     public var initial: String
+    /// What plain mode (a screen reader) shows instead of ``text``: the field's accessibility
+    /// description with the same choices and default; nil to show ``text``.
+    public var spoken: String?
 
     /// A prompt for `question` showing `text`.
     public init(question: Question, text: String, isSecret: Bool, initial: String = "") {

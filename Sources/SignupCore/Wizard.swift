@@ -122,9 +122,11 @@ public struct Wizard<Success: Sendable>: Sendable {
         case (.asking(let question), .endOfInput):
             return endOfInput(at: question)
         case (.asking(.field(let name)), .answer(let text)):
-            // A script's empty line keeps an initial value, as Enter does on the line that shows it.
+            // A script's empty line keeps an initial value, as Enter does on the line that shows it;
+            // Enter at a yes/no or a choice takes its default (the current answer, else the initial value).
             let field = form[name]!
-            let answer = mode == .script && text.isEmpty && !field.isAnswered ? field.initialValue : text
+            let takesDefault = text.isEmpty && (mode == .script || field.promptStyle != .line)
+            let answer = takesDefault ? (field.isAnswered ? field.value : field.initialValue) : text
             controller.update { $0.answer(name, with: answer) }
             return answered(name)
         case (.asking(.field(let name)), .unreadable(let problem)):
@@ -179,7 +181,7 @@ public struct Wizard<Success: Sendable>: Sendable {
         // one never answered, is asked without errors even when its mode shows them `.always`.
         let hasReasons = field.isAnswered || form.submitAttempted
         if mode == .interactive && !reasonsShown && hasReasons && !errors.isEmpty { effects.append(.errors(errors)) }
-        let start = initial ?? (field.isSecret || field.isAnswered ? "" : field.initialValue)
+        let start = field.promptStyle != .line ? "" : initial ?? (field.isSecret || field.isAnswered ? "" : field.initialValue)
         return effects + [ask(.field(name), initial: start)]
     }
 
@@ -202,8 +204,9 @@ public struct Wizard<Success: Sendable>: Sendable {
     private mutating func review() -> [WizardEffect<Success>] {
         let lines = editableFields.map { name in
             let field = form[name]!
-            if let shown = reviewValue(name, form) { return ReviewLine(label: field.label, value: shown) }
-            return field.isSecret ? ReviewLine(label: field.label, value: texts.secretSet) : ReviewLine(label: field.label, value: field.value, isAnswer: true)
+            let label = field.reviewLabel ?? field.label
+            if let shown = reviewValue(name, form) { return ReviewLine(label: label, value: shown) }
+            return field.isSecret ? ReviewLine(label: label, value: texts.secretSet) : ReviewLine(label: label, value: field.value, isAnswer: true)
         }
         var effects: [WizardEffect<Success>] = [.review(title: texts.reviewTitle, lines: lines)]
         // The review's question is explained once, the first time, before it is answered.
@@ -220,7 +223,7 @@ public struct Wizard<Success: Sendable>: Sendable {
             case "", "y", "yes": return submit()
             case "n", "no": return finish(.declined)
             case "e", "edit":
-                let labels = editableFields.map { form[$0]!.label }
+                let labels = editableFields.map { form[$0]!.reviewLabel ?? form[$0]!.label }
                 guard !labels.isEmpty else { return [.notice(texts.nothingToChange), ask(.review)] }
                 return [.choices(labels), ask(.pickField)]
             default: return [.notice(texts.reviewHelp), ask(.review)]
@@ -229,7 +232,7 @@ public struct Wizard<Success: Sendable>: Sendable {
             if answer.isEmpty { return review() }
             let fields = editableFields
             let chosen = Int(answer).flatMap { fields.indices.contains($0 - 1) ? fields[$0 - 1] : nil }
-                ?? fields.first { $0 == answer || form[$0]?.label.lowercased() == answer }
+                ?? fields.first { $0 == answer || (form[$0]?.reviewLabel ?? form[$0]?.label)?.lowercased() == answer }
             guard let name = chosen else {
                 return [.notice(texts.pickHelp(fields.count)), ask(.pickField)]
             }
@@ -320,7 +323,9 @@ public struct Wizard<Success: Sendable>: Sendable {
         switch question {
         case .field(let name):
             let field = form[name]!
-            return Prompt(question: question, text: Translation.english("{label}: ", translated: ["label": field.label]), isSecret: field.isSecret)
+            var prompt = Prompt(question: question, text: promptText(field, words: field.label), isSecret: field.isSecret)
+            prompt.spoken = field.accessibilityDescription.map { promptText(field, words: $0) }
+            return prompt
         case .review:
             return Prompt(question: question, text: texts.reviewQuestion, isSecret: false)
         case .pickField:
@@ -329,6 +334,22 @@ public struct Wizard<Success: Sendable>: Sendable {
             return Prompt(question: question, text: texts.discardQuestion, isSecret: false)
         case .retry:
             return Prompt(question: question, text: texts.retryQuestion, isSecret: false)
+        }
+    }
+
+    /// `Label: `, `Label [y/N]: ` or `Label (a, b, c) [a]: `: a yes/no or a choice shows its
+    /// default (the current answer, else the initial value), which Enter takes.
+    private func promptText(_ field: Field, words: String) -> String {
+        let chosen = field.isAnswered ? field.value : field.initialValue
+        switch field.promptStyle {
+        case .line:
+            return Translation.english("{label}: ", translated: ["label": words])
+        case .yesNo:
+            let choices = chosen == "yes" ? "[Y/n]" : chosen == "no" ? "[y/N]" : "[y/n]"
+            return Translation.english("{label} {choices}: ", ["choices": choices], translated: ["label": words])
+        case .choice(let options):
+            let listed = "(" + options.joined(separator: ", ") + ")" + (chosen.isEmpty ? "" : " [\(chosen)]")
+            return Translation.english("{label} {choices}: ", ["choices": listed], translated: ["label": words])
         }
     }
 

@@ -245,6 +245,8 @@ public final class TerminalRunner {
     ) -> WizardInput<Success>? {
         switch effect {
         case .ask(var prompt):
+            // Plain mode (a screen reader, --plain, TERM=dumb) says a field's accessibility description.
+            if !conversation.style.unicode, let spoken = prompt.spoken { prompt.text = spoken }
             prompt.text = conversation.translation(prompt.text)
             let isField = if case .field = prompt.question { true } else { false }
             TerminalGuard.setPromptOpen(!conversation.quiet)  // a fatal signal ends the prompt's line

@@ -93,7 +93,8 @@ func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(Ter
         let good = try Self.run("bob\nQuartz-Lantern-58\n42\n\n")
         #expect(good.outcome == .succeeded("bob"), "\(good.conversation)")
         #expect(good.conversation.contains("  [x] at least 8 characters\n  [x] a digit\n"), "\(good.conversation)")
-        #expect(good.conversation.contains("Plan: free\n"), "a script's empty line keeps the initial value, and its echo says so")
+        #expect(good.conversation.contains("Plan (free, pro, team) [free]: free\n"),
+                "a choice lists its options and default, a script's empty line keeps the default, and its echo says so")
         #expect(!good.conversation.contains("Quartz-Lantern-58"))
         let taken = try Self.run("admin\nQuartz-Lantern-58\n42\npro\n")
         #expect(taken.outcome == .invalid([FieldError(field: "username", code: "username.taken", message: "That name is taken")]))

@@ -44,7 +44,7 @@ import Testing
 
     @Test func itAsksItsOwnFieldsAndReviewsThemInItsOwnWords() {
         let (effects, outcome) = run(.interactive, [.answer("bob"), .answer("42"), .answer("free"), .answer("y")])
-        #expect(prompts(effects) == ["User name: ", "Age: ", "Plan: ", "Submit? [Y/n/e] "])
+        #expect(prompts(effects) == ["User name: ", "Age: ", "Plan (free, team, enterprise) [free]: ", "Submit? [Y/n/e] "])
         #expect(effects.contains(.review(title: "Review", lines: [
             ReviewLine(label: "User name", value: "bob", isAnswer: true), ReviewLine(label: "Age", value: "42", isAnswer: true),
             ReviewLine(label: "Plan", value: "free", isAnswer: true),
@@ -55,11 +55,33 @@ import Testing
         #expect(!said.contains("account") && !said.contains("email") && !said.contains("Email"))
     }
 
-    /// At a terminal the initial value is on the line, so Enter answers it (`.answer("free")` here).
-    @Test func theInitialValueIsOfferedOnTheLine() {
-        let (effects, _) = run(.interactive, [.answer("bob"), .answer("42"), .answer("free"), .answer("n")])
+    /// At a terminal a choice lists its options and shows its default, which Enter takes: the
+    /// default is never put on the line to edit (where typing `team` would make `freeteam`).
+    @Test func aChoiceShowsItsOptionsAndEnterTakesTheDefault() {
+        let (effects, outcome) = run(.interactive, [.answer("bob"), .answer("42"), .answer(""), .answer("y")])
         let plan = effects.compactMap { if case .ask(let prompt) = $0, prompt.question == .field("plan") { prompt } else { nil } }
-        #expect(plan.first?.initial == "free")
+        #expect(plan.first?.text == "Plan (free, team, enterprise) [free]: ")
+        #expect(plan.first?.initial == "")
+        #expect(outcome == .succeeded(Member(name: "bob", age: 42)))
+        #expect(effects.contains(.review(title: "Review", lines: [
+            ReviewLine(label: "User name", value: "bob", isAnswer: true), ReviewLine(label: "Age", value: "42", isAnswer: true),
+            ReviewLine(label: "Plan", value: "free", isAnswer: true),
+        ])))
+    }
+
+    /// A yes/no shows its default as `[Y/n]` or `[y/N]`; a field's review label and accessibility
+    /// description replace its prompt's words where they are used.
+    @Test func aYesNoShowsItsDefaultAndLabelsHaveTheirOwnJobs() {
+        var newsletter = Field(FieldKey<Bool>("news"), label: "Newsletter?", initial: false, reviewLabel: "Newsletter",
+                               accessibilityDescription: "Send me the monthly newsletter?")
+        newsletter.hint = nil
+        var wizard = Wizard<Bool>(form: Form(fields: [newsletter]), mode: .interactive)
+        let first = wizard.start()
+        guard case .ask(let prompt) = first.last else { Issue.record("\(first)"); return }
+        #expect(prompt.text == "Newsletter? [y/N]: " && prompt.initial == "")
+        #expect(prompt.spoken == "Send me the monthly newsletter? [y/N]: ")
+        let review = wizard.handle(.answer(""))
+        #expect(review.contains(.review(title: "Review", lines: [ReviewLine(label: "Newsletter", value: "no", isAnswer: true)])))
     }
 
     @Test func aScriptsEmptyLineKeepsTheInitialValue() {
