@@ -171,11 +171,21 @@ enum Sys {
 
     /// The terminal's width in columns: `TIOCGWINSZ` on `fd`, else `COLUMNS`, else 80.
     /// The corresponding C function is `ioctl(TIOCGWINSZ)`.
+    /// Never more than `WindowBound.columns`: the width comes from outside.
     static func terminalColumns(_ fd: Int32) -> Int {
-        var size = winsize()
-        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        if let text = getenv("COLUMNS").map({ String(cString: $0) }), let columns = Int(text), columns > 0 { return columns }
+        if let size = windowSize(fd), size.columns > 0 { return min(size.columns, WindowBound.columns) }
+        if let text = getenv("COLUMNS").map({ String(cString: $0) }), let columns = Int(text), columns > 0 {
+            return min(columns, WindowBound.columns)
+        }
         return 80
+    }
+
+    /// The window size `fd`'s terminal reports, nil when it reports none.
+    /// The corresponding C function is `ioctl(TIOCGWINSZ)`.
+    static func windowSize(_ fd: Int32) -> (rows: Int, columns: Int)? {
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 else { return nil }
+        return (Int(size.ws_row), Int(size.ws_col))
     }
 
     /// Columns `scalar` takes on a terminal in the current character locale: 0 for a combining

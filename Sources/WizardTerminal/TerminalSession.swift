@@ -115,7 +115,8 @@ public final class TerminalSession {
         var editor: EditLineHandle?
         var streams: (input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>)?
         let source = LineSource(input: input, output: output)
-        if escapeSequences {
+        // A window beyond the bound is never shown to libedit, which would allocate it (el_init reads it).
+        if escapeSequences && WindowBound.libeditMayDraw([input, output]) {
             let opened = try Self.openEditor(programName: programName, input: input, output: output)
             editor = opened.editor
             streams = (opened.input, opened.output)
@@ -256,7 +257,12 @@ public final class TerminalSession {
     private func read(prompt: String, mode: LineSource.Mode, historyKeys: Bool = false, initial: String = "") -> LineRead {
         guard !closed, editor != nil || scrolling != nil else { return .endOfInput }
         source.setPrompt(prompt)
-        if !initial.isEmpty { editor?.push(initial) }
+        // The window may have grown beyond the bound since the session began (an SSH client's
+        // window-change): el_gets would read and allocate it, so this line goes to the scrolling editor.
+        let fallback = scrolling == nil && editor?.mayDraw == false ? ScrollingLineEditor(output: output) : nil
+        if let fallback { source.editor = fallback }
+        defer { if fallback != nil { source.editor = editor } }
+        if !initial.isEmpty && fallback == nil { editor?.push(initial) }
         source.begin(mode, historyKeys: historyKeys)
         // libedit prints the prompt, then switches the terminal to its editing mode on its first
         // read. The session mode is already on (and set again here, should anything have changed
@@ -264,7 +270,7 @@ public final class TerminalSession {
         try? Sys.setTerminalMode(input, sessionMode)
         GuardState.beginReading()
         let line: String?
-        if let scrolling {
+        if let scrolling = scrolling ?? fallback {
             line = scrolling.readLine(prompt: prompt, initial: initial, source: source)
         } else {
             line = editor?.getLine()
