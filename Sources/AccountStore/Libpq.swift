@@ -29,6 +29,24 @@ struct PGFailure: Error, Sendable {
         reason = VisibleText.of(oneLine.isEmpty ? "no reason given" : oneLine)
     }
 
+    /// A failed connection's reason: the server's primary messages without their DETAIL and
+    /// HINT (which can quote a row or a setting), and no quoted text but the host, user and
+    /// database the location already names (`invalid port number: "…"` quotes what `--db`
+    /// held, which may be a password typed in the wrong place).
+    init(connectionFailedWith message: String, naming known: [String]) {
+        let kept = message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            .filter { line in
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                return !["DETAIL:", "HINT:", "CONTEXT:"].contains(where: trimmed.hasPrefix)
+            }
+        let parts = kept.joined(separator: "\n").split(separator: "\"", omittingEmptySubsequences: false)
+        let shown = parts.enumerated().map { index, part in
+            guard index % 2 == 1 else { return String(part) }
+            return !part.isEmpty && known.contains(String(part)) ? "\"\(part)\"" : "(not shown)"
+        }
+        self.init(.connect, shown.joined())
+    }
+
     var isUniqueViolation: Bool { kind == .server(sqlstate: "23505") }
 }
 
@@ -69,7 +87,9 @@ final class PGConnection {
         }
         guard let made else { throw PGFailure(.connect, "libpq could not allocate a connection") }
         guard PQstatus(made) == CONNECTION_OK else {
-            let failure = PGFailure(.connect, String(cString: PQerrorMessage(made)))
+            let failure = PGFailure(connectionFailedWith: String(cString: PQerrorMessage(made)), naming: [
+                PQhost(made), PQuser(made), PQdb(made),
+            ].compactMap { $0.map { String(cString: $0) } })
             PQfinish(made)
             throw failure
         }
