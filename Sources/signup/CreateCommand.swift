@@ -9,7 +9,13 @@ import WizardTerminal
 struct CreateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
-        abstract: "Create an account (the default command)."
+        abstract: "Create an account (the default command).",
+        discussion: """
+            In a script, a password read from standard input (--password-fd 0, /dev/stdin, or a \
+            duplicate of standard input) needs --email: otherwise a line meant as the password could \
+            be taken for the email and echoed. Without --email this is a usage error (64) that names \
+            the options, never the input.
+            """
     )
 
     @OptionGroup var options: CreateOptions
@@ -159,6 +165,11 @@ struct CreateRun {
             preset(LineInput.judge(RawArguments.value(of: "--email", parsed: email) ?? Array(email.utf8)), to: [SignupForm.email])
         }
         if case .preset(let line) = source { preset(line, to: [SignupForm.password, SignupForm.confirm]) }
+        // In a script, the lines of standard input are not seen being asked for: with the password
+        // among them, a line taken for the email (and echoed as the email is) could be the password.
+        if source == .standardInput && !interactive && email == nil {
+            throw UsageError("with the password on standard input (--password-fd 0, or a --password-file that is standard input), give the email with --email")
+        }
         let sharedLine = source == .standardInput ? ConfirmationFromPassword() : nil
 
         let estimator = StrengthEstimator.zxcvbn

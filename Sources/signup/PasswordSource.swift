@@ -72,7 +72,7 @@ enum PasswordSource: Equatable {
             throw refuse("the --password-file socket sent nothing", "the --password-fd socket sent nothing")
         }
         let input = LineInput(fd: fd, oneLine: true)
-        let line = withEchoOff(fd) { input.next() }
+        let line = input.nextSecret()
         if let code = input.readError {
             throw refuse("the --password-file file cannot be read", "the --password-fd descriptor cannot be read", errno: code)
         }

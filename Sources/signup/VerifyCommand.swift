@@ -50,9 +50,15 @@ struct VerifyCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.cancelled)
             }
         } else {
-            switch LineInput(fd: 0).next() {
+            // Standard input may still be a terminal (`verify EMAIL 2>/dev/null`): echo goes off there.
+            if isTerminal(0) { TerminalGuard.install() }
+            switch LineInput(fd: 0).nextSecret() {
             case .text(let text): password = Secret(SignupForm.normalizePassword(text))
-            case .unreadable, .endOfInput: password = Secret("")
+            case .unreadable(let problem):
+                // Bytes that are not UTF-8, a NUL or an overlong line: the input's error, as at the prompt.
+                IO.write("error: password: \(FieldError.unreadable(problem, field: "password").message)\n", to: 2)
+                throw ExitCode(1)
+            case .endOfInput: password = Secret("")
             }
         }
         let target: VerificationTarget

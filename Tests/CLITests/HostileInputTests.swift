@@ -8,25 +8,44 @@ import Testing
 
     // MARK: - The password keeps its place in the field order (item 1)
 
-    /// Standard input given as the password source in every spelling: its lines stay in field
-    /// order (email, then password), and the password line is never echoed as the email.
+    /// Standard input given as the password source in every spelling, in a script, without
+    /// `--email`: its first line cannot be known to be an email (`printf 'Secret\n' | signup
+    /// --password-fd 0` took the password for the email and echoed it). A usage error naming the
+    /// options, before any line is read or echoed.
     @Test(arguments: [
         ["--password-fd", "0"],
         ["--password-file", "/dev/stdin"],
         ["--password-file", "/proc/self/fd/0"],
     ])
-    func standardInputAsThePasswordSourceKeepsTheFieldOrder(source: [String]) {
+    func standardInputAsThePasswordSourceNeedsTheEmailOption(source: [String]) {
         let box = Sandbox()
-        let run = box.run(["--dry-run", "--json"] + source, input: lines("a@example.com\n\(Self.secret)\n"), secrets: [Self.secret])
+        let run = box.run(["--dry-run", "--json"] + source, input: lines("\(Self.secret)\n"), secrets: [Self.secret])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("give the email with --email"))
+        #expect(!run.stderr.contains("Email:"))
+    }
+
+    /// With `--email`, the one line of standard input answers both password fields, never echoed.
+    @Test(arguments: [
+        ["--password-fd", "0"],
+        ["--password-file", "/dev/stdin"],
+        ["--password-file", "/proc/self/fd/0"],
+    ])
+    func standardInputAsThePasswordSourceWithTheEmailOption(source: [String]) {
+        let box = Sandbox()
+        let run = box.run(["--dry-run", "--json", "--email", "a@example.com"] + source, input: lines("\(Self.secret)\n"), secrets: [Self.secret])
         #expect(run.status == 0)
-        #expect(run.stderr.contains("Email: a@example.com\nPassword: \n"))
+        #expect(run.stderr.contains("Password: \n"))
         #expect(!run.stderr.contains("Confirm password"))  // the one line answers both fields
         #expect(run.json["email"] as? String == "a@example.com")
     }
 
     @Test func aDuplicateOfStandardInputIsStandardInput() {
         let box = Sandbox()
-        let run = box.run(["--dry-run", "--json", "--password-fd", "3"], input: lines("a@example.com\n\(Self.secret)\n"),
+        let refused = box.run(["--dry-run", "--json", "--password-fd", "3"], input: lines("\(Self.secret)\n"),
+                              secrets: [Self.secret], via: "exec 3<&0; exec \"$0\" \"$@\"")
+        #expect(refused.status == 64)
+        let run = box.run(["--dry-run", "--json", "--email", "a@example.com", "--password-fd", "3"], input: lines("\(Self.secret)\n"),
                           secrets: [Self.secret], via: "exec 3<&0; exec \"$0\" \"$@\"")
         #expect(run.status == 0)
         #expect(run.json["email"] as? String == "a@example.com")
@@ -34,8 +53,11 @@ import Testing
 
     @Test func aFileOnStandardInputNamedAgainIsStandardInput() {
         let box = Sandbox()
-        let answers = box.file("answers", lines("a@example.com\n\(Self.secret)\n"))
-        let run = box.run(["--dry-run", "--json", "--password-file", answers], secrets: [Self.secret],
+        let answers = box.file("answers", lines("\(Self.secret)\n"))
+        let refused = box.run(["--dry-run", "--json", "--password-file", answers], secrets: [Self.secret],
+                              via: "exec <\"\(answers)\"; exec \"$0\" \"$@\"")
+        #expect(refused.status == 64)
+        let run = box.run(["--dry-run", "--json", "--email", "a@example.com", "--password-file", answers], secrets: [Self.secret],
                           via: "exec <\"\(answers)\"; exec \"$0\" \"$@\"")
         #expect(run.status == 0)
         #expect(run.json["email"] as? String == "a@example.com")
@@ -279,6 +301,21 @@ import Testing
         #expect(run.status == 65)
         let errors = run.json["errors"] as? [String: [[String: String]]]
         #expect(errors?["password"]?.map { $0["code"] } == ["password.inputTooLong"])
+    }
+
+    /// `verify` in a script: a password line it cannot read gets its input error, as at the
+    /// prompt, never "Password does not match." (which sent people looking for a wrong password).
+    @Test(arguments: [
+        ([0x57, 0xFF, 0x0A], "This answer is not valid UTF-8 text"),
+        ([0x57, 0x00, 0x31, 0x0A], "This answer contains a NUL byte"),
+        (Array(repeating: 0x57, count: 70_000) + [0x0A], "This answer is longer than 64 KiB"),
+    ] as [([UInt8], String)])
+    func verifyInAScriptSaysWhyAPasswordLineCannotBeRead(line: [UInt8], message: String) {
+        let box = Sandbox()
+        let run = box.run(["verify", "a@example.com", "--db", box.db], input: Data(line))
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("error: password: \(message)"), "\(run.stderr)")
+        #expect(!run.stderr.contains("does not match"))
     }
 
     @Test func verifyFromDevZeroEnds() {
