@@ -171,6 +171,10 @@ struct CreateRun {
             throw UsageError("with the password on standard input (--password-fd 0, or a --password-file that is standard input), give the email with --email")
         }
         let sharedLine = source == .standardInput ? ConfirmationFromPassword() : nil
+        if !interactive && (email == nil || !presets.keys.contains(SignupForm.password) && unreadable[SignupForm.password] == nil)
+            && IO.standardInputIsAFolder {
+            throw UsageError("standard input is a folder: give the answers in a file or a pipe")
+        }
 
         let estimator = StrengthEstimator.zxcvbn
         options.interactive = interactive

@@ -10,7 +10,10 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check a password: exit 0 if it matches the account's, 1 if not.",
         discussion: """
-            The password is read from a masked prompt at a terminal, else from the first line of standard input.
+            The password is read from a masked prompt at a terminal, else from the first line of standard input \
+            (with the terminal's echo off when standard input is one and standard error is not). A line that is \
+            not UTF-8, holds a NUL or is longer than 64 KiB is reported as such, exit 1; standard input that is \
+            a folder is a usage error.
             Exit codes: 0 it matches, 1 it does not (or no account has this email), 64 usage, 74 storage \
             failure or a stored hash it cannot check, 130 cancelled.
             """
@@ -52,6 +55,7 @@ struct VerifyCommand: ParsableCommand {
         } else {
             // Standard input may still be a terminal (`verify EMAIL 2>/dev/null`): echo goes off there.
             if isTerminal(0) { TerminalGuard.install() }
+            if IO.standardInputIsAFolder { throw UsageError("standard input is a folder: give the password in a file or a pipe") }
             switch LineInput(fd: 0).nextSecret() {
             case .text(let text): password = Secret(SignupForm.normalizePassword(text))
             case .unreadable(let problem):

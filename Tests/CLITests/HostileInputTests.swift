@@ -224,6 +224,9 @@ import Testing
         ("--password-file \"$HOME/fifo\"", "sent nothing"),  // a FIFO nobody writes to: no wait
         ("--password-file /dev/stderr", "own standard output or error"),  // the read end of signup's own pipe
         ("--password-file /proc/self/fd/1", "own standard output or error"),
+        // A pipe whose only writer is signup: its end never comes (this waited for ever).
+        ("--password-fd 3 3<>\"$HOME/fifo\"", "open for writing in signup itself"),
+        ("--password-file \"$HOME/fifo\" 3<>\"$HOME/fifo\"", "open for writing in signup itself"),
     ])
     func anUnreadablePasswordSourceIsAUsageError(source: String, reason: String) {
         let box = Sandbox()
@@ -236,6 +239,16 @@ import Testing
         #expect(run.stderr.contains(reason), "\(source): \(run.stderr)")
         #expect(!run.stderr.contains(box.folder.path))
         #expect(!FileManager.default.fileExists(atPath: box.db))
+    }
+
+    /// Standard input that is a folder cannot be read: a usage error, not "input ended" (66).
+    @Test(arguments: [[], ["--email", "a@example.com"], ["verify", "a@example.com"]])
+    func aFolderOnStandardInputIsAUsageError(arguments: [String]) {
+        let box = Sandbox()
+        let run = box.run(arguments + ["--db", box.db], via: "exec \"$0\" \"$@\" <\"$HOME\"")
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains("standard input is a folder"), "\(run.stderr)")
+        #expect(!run.stderr.contains(box.folder.path))
     }
 
     @Test func aListeningSocketIsAUsageError() {
