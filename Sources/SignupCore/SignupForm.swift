@@ -24,6 +24,7 @@ public enum SignupForm {
                 rules: [
                     .required(message: "Enter your email address"), .email(),
                     .noInvisibleCharacters(message: "Remove an invisible character: it would make this address look like another one"),
+                    .oneLookalikeScriptPerPart(), .noStackedMarks(),
                 ],
                 messages: policy.messages,
                 normalize: normalizeEmail

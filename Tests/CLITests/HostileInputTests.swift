@@ -182,6 +182,30 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.db))
     }
 
+    /// Addresses made to look like another: a Cyrillic letter among Latin ones in the local part
+    /// or a label, 31 accents stacked on one letter. One alphabet per part, and a few accents, pass.
+    @Test func lookalikeEmailsAreRefused() {
+        let box = Sandbox()
+        let refused = [
+            ("adm\u{456}n@example.com", "email.mixedScripts"),
+            ("admin@ex\u{430}mple.com", "email.mixedScripts"),
+            ("p\u{3BF}stmaster@example.com", "email.mixedScripts"),
+            ("a" + String(repeating: "\u{301}", count: 31) + "b@example.com", "email.stackedMarks"),
+        ]
+        for (email, code) in refused {
+            let run = box.run(["--db", box.db, "--json"], input: lines("\(email)\n\(goodPassword)\n\(goodPassword)\n"))
+            #expect(run.status == 65, "\(email)")
+            let errors = run.json["errors"] as? [String: [[String: String]]]
+            #expect(errors?["email"]?.map { $0["code"] } == [code], "\(email)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: box.db))
+        for email in ["\u{438}\u{432}\u{430}\u{43D}@\u{43F}\u{440}\u{438}\u{43C}\u{435}\u{440}.\u{440}\u{444}", "\u{395}\u{3BB}\u{3AD}\u{3BD}\u{3B7}@example.com",
+                      "jos\u{E9}@b\u{FC}cher.de", "nguy\u{1EC5}n@example.vn", "\u{674E}lee@example.cn"] {
+            let run = box.run(["--dry-run", "--json"], input: lines("\(email)\n\(goodPassword)\n\(goodPassword)\n"))
+            #expect(run.status == 0, "\(email): \(run.stderr)")
+        }
+    }
+
     // MARK: - No usage error quotes a value (item 7)
 
     @Test(arguments: [
