@@ -99,9 +99,10 @@ public struct Wizard<Success: Sendable>: Sendable {
             return endOfInput(at: question)
         case (.asking(.field(let name)), .answer(let text)):
             personAnswered = true
-            // A script's empty line keeps an initial value, as Enter does on the line that shows it.
+            // A script's empty line keeps an initial value, as Enter does on the line that shows it;
+            // a secret's is never shown, so Enter on its empty masked line keeps it too.
             let field = form[name]!
-            let answer = mode == .script && text.isEmpty && !field.isAnswered ? field.initialValue : text
+            let answer = (mode == .script || field.isSecret) && text.isEmpty && !field.isAnswered ? field.initialValue : text
             controller.update { $0.answer(name, with: answer) }
             return answered(name)
         case (.asking(.field(let name)), .unreadable(let problem)):
