@@ -101,6 +101,13 @@ enum Sys {
         return result
     }
 
+    /// Milliseconds on a clock that never jumps. The corresponding C function is `clock_gettime(CLOCK_MONOTONIC)`.
+    static func monotonicMilliseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec * 1000 + now.tv_nsec / 1_000_000
+    }
+
     /// Whether `fd` has input waiting now. The corresponding C function is `poll` with no timeout.
     static func hasInput(_ fd: Int32) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

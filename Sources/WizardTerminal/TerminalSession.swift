@@ -73,6 +73,11 @@ public final class TerminalSession {
     /// What `TerminalGuard` guarded before this session, put back at ``close()``.
     private let guardedBefore: (Int, Int32)
     private var closed = false
+    /// Whether the last line read was a secret: the next visible prompt waits for the rest of a paste to pass.
+    private var afterSecret = false
+    /// How long input must be quiet after a secret before a visible prompt, and the longest wait for it.
+    static let settleQuietMilliseconds: Int32 = 150
+    static let settleLimitMilliseconds = 1_000
 
     /// Opens an editor on `input`, drawing on `output` (emacs keys, an in-memory history); both must be terminals.
     ///
@@ -187,6 +192,7 @@ public final class TerminalSession {
     /// line to start from, as `VisibleText.of` shows it; Enter keeps it: a line left as shown
     /// comes back as `initial` itself, byte for byte, not as its visible form.
     public func readLine(prompt: String, remember: Bool = true, initial: String = "") -> LineRead {
+        if afterSecret { settleAfterSecret() }
         let shown = VisibleText.of(initial)
         var result = read(prompt: prompt, mode: .text, historyKeys: remember, initial: shown)
         if !initial.isEmpty, case .line(let line) = result, line == shown { result = .line(initial) }
@@ -210,7 +216,26 @@ public final class TerminalSession {
     /// Backspace, Ctrl-U and Ctrl-W edit it; Enter ends it; a pasted password works.
     public func readSecret(prompt: String) -> LineRead {
         ProcessHardening.apply()  // no core file, no same-user debugger, before a secret is typed
-        return read(prompt: prompt, mode: .secret)
+        let line = read(prompt: prompt, mode: .secret)
+        if case .line = line { afterSecret = true }
+        return line
+    }
+
+    /// A password pasted too many times arrives in pieces (a terminal or SSH sends it 5–50 ms
+    /// apart): what comes after the secret's Enter must not answer, and be echoed at, the visible
+    /// prompt that follows. Discards input until it has been quiet for a moment, at most a second.
+    private func settleAfterSecret() {
+        afterSecret = false
+        let wake = GuardState.wakeRead.load(ordering: .relaxed)
+        let deadline = Sys.monotonicMilliseconds() + Self.settleLimitMilliseconds
+        repeat {
+            Sys.discardInput(input)
+            source.discardPending()
+            guard let polled = try? Sys.poll(input: input, wake: wake, timeoutMilliseconds: Self.settleQuietMilliseconds),
+                  polled.inputReady, Sys.hasInput(input) else { return }
+        } while Sys.monotonicMilliseconds() < deadline
+        Sys.discardInput(input)
+        source.discardPending()
     }
 
     /// Writes `text` to the session's output, after anything libedit has buffered.
