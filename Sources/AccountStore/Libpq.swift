@@ -42,7 +42,11 @@ struct PGFailure: Error, Sendable {
         let parts = kept.joined(separator: "\n").split(separator: "\"", omittingEmptySubsequences: false)
         let shown = parts.enumerated().map { index, part in
             guard index % 2 == 1 else { return String(part) }
-            return !part.isEmpty && known.contains(String(part)) ? "\"\(part)\"" : "(not shown)"
+            // A socket folder's socket file (`/run/postgresql/.s.PGSQL.5432`) is named by its folder.
+            let isKnown = known.contains(String(part)) || known.contains { host in
+                host.hasPrefix("/") && part.hasPrefix(host + "/.s.PGSQL.") && part.dropFirst(host.count + 10).allSatisfy(\.isNumber)
+            }
+            return !part.isEmpty && isKnown ? "\"\(part)\"" : "(not shown)"
         }
         self.init(.connect, shown.joined())
     }
@@ -87,9 +91,11 @@ final class PGConnection {
         }
         guard let made else { throw PGFailure(.connect, "libpq could not allocate a connection") }
         guard PQstatus(made) == CONNECTION_OK else {
-            let failure = PGFailure(connectionFailedWith: String(cString: PQerrorMessage(made)), naming: [
-                PQhost(made), PQuser(made), PQdb(made),
-            ].compactMap { $0.map { String(cString: $0) } })
+            // The hosts (every one of a list), user and database are named by the location already.
+            let given = (try? PGConnectionString.parameters(conninfo).get()) ?? [:]
+            let listed = ["host", "hostaddr"].flatMap { (given[$0] ?? "").split(separator: ",").map(String.init) }
+            let current = [PQhost(made), PQuser(made), PQdb(made)].compactMap { $0.map { String(cString: $0) } }
+            let failure = PGFailure(connectionFailedWith: String(cString: PQerrorMessage(made)), naming: listed + current)
             PQfinish(made)
             throw failure
         }
