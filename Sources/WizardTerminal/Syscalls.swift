@@ -101,6 +101,9 @@ enum Sys {
         return result
     }
 
+    /// Sends this process SIGALRM in `seconds`, 0 to cancel. The corresponding C function is `alarm`.
+    static func setAlarm(seconds: Int) { _ = alarm(UInt32(clamping: seconds)) }
+
     /// Milliseconds on a clock that never jumps. The corresponding C function is `clock_gettime(CLOCK_MONOTONIC)`.
     static func monotonicMilliseconds() -> Int {
         var now = timespec()
@@ -297,6 +300,9 @@ enum SignalSafe {
 
     /// The corresponding C function is `raise`.
     static func raiseSignal(_ sig: Int32) { _ = raise(sig) }
+
+    /// Ends the process with `status` at once, running no exit handler. The corresponding C function is `_exit`.
+    static func exitNow(_ status: Int32) -> Never { Glibc._exit(status) }
 
     /// The corresponding C function is `pthread_sigmask(SIG_UNBLOCK)`.
     static func unblock(_ sig: Int32) {

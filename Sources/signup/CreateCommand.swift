@@ -15,6 +15,11 @@ struct CreateCommand: ParsableCommand {
             duplicate of standard input) needs --email: otherwise a line meant as the password could \
             be taken for the email and echoed. Without --email this is a usage error (64) that names \
             the options, never the input.
+            --public is for a sign-up open to strangers (an SSH forced command: see docs/public-signup.md). \
+            Each question must be answered within --idle-timeout seconds (60), the whole session ends after \
+            --session-limit seconds (600), one field may be answered 5 times and the session holds 25 answers \
+            of any kind; reaching a limit says so on one line, stores nothing and exits 75. Ctrl-Z does \
+            nothing. The limits never interrupt the writing of an account.
             """
     )
 
@@ -60,10 +65,26 @@ struct CreateOptions: ParsableArguments {
     @Flag(help: "Check everything, hash the password, but store nothing.")
     var dryRun = false
 
+    @Flag(help: "A stranger's sign-up (an SSH forced command): time and attempt limits, no job control.")
+    var `public` = false
+
+    @Option(help: ArgumentHelp("With --public: seconds to answer one question (default 60).", valueName: "seconds"))
+    var idleTimeout: Int?
+
+    @Option(help: ArgumentHelp("With --public: seconds for the whole session (default 600).", valueName: "seconds"))
+    var sessionLimit: Int?
+
     func run() throws {
+        if !`public` && (idleTimeout != nil || sessionLimit != nil) {
+            throw UsageError("--idle-timeout and --session-limit go with --public")
+        }
+        if (idleTimeout ?? 1) < 1 || (sessionLimit ?? 1) < 1 {
+            throw UsageError("--idle-timeout and --session-limit take a number of seconds of at least 1")
+        }
         try CreateRun(
             email: email, passwordFile: passwordFile, passwordFd: passwordFd, db: db, policy: policy,
-            policyFile: policyFile, json: json, quiet: quiet, plain: plain, noInteractive: noInteractive, dryRun: dryRun
+            policyFile: policyFile, json: json, quiet: quiet, plain: plain, noInteractive: noInteractive, dryRun: dryRun,
+            publicSession: `public` ? PublicSession(idleSeconds: idleTimeout ?? 60, sessionSeconds: sessionLimit ?? 600) : nil
         ).run()
     }
 }
@@ -100,6 +121,8 @@ struct CreateRun {
     var plain = false
     var noInteractive = false
     var dryRun = false
+    /// The limits of `--public`; nil for an ordinary run.
+    var publicSession: PublicSession? = nil
 
     /// `--policy`'s default.
     static let standardPolicy = "standard"
@@ -140,6 +163,7 @@ struct CreateRun {
         // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
         // the store hold signals back while it writes. A SIGINT while a script's line is awaited
         // or the password hashed still says that nothing was saved (and `cancelled` in JSON).
+        if publicSession != nil { PublicSession.ignoreJobControl() }
         TerminalGuard.install()
         TerminalGuard.prepareInterruptReport(conversation: report.cancellation.conversation, result: report.cancellation.result)
         // Read with the guard in place: a signal while echo is off for a terminal source restores it.
@@ -184,7 +208,12 @@ struct CreateRun {
             strength: estimator, presets: presets, unreadablePresets: unreadable
         )
         let quiet = quiet
-        let outcome = runner.run(&wizard, intercept: sharedLine?.intercept ?? { $1() }) { form in
+        let answer: (Prompt, () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> = sharedLine?.intercept ?? { $1() }
+        let publicSession = publicSession
+        let outcome = runner.run(&wizard, intercept: { prompt, read in
+            guard let publicSession else { return answer(prompt, read) }
+            return publicSession.read(prompt) { answer(prompt, read) }
+        }) { form in
             let submission = SignupForm.submission(from: form, strength: estimator)
             return Self.store(submission, at: location, dryRun: dryRun, waiting: { if !quiet { IO.write($0 + "\n", to: 2) } })
         }

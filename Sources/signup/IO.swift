@@ -73,6 +73,13 @@ enum IO {
         return other.st_dev == info.st_dev && other.st_ino == info.st_ino
     }
 
+    /// Seconds on a clock that never jumps. The corresponding C function is `clock_gettime(CLOCK_MONOTONIC)`.
+    static func monotonicSeconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec
+    }
+
     /// Whether standard input is a folder: reading it fails (EISDIR), which is no end of input.
     static var standardInputIsAFolder: Bool {
         var info = stat()
