@@ -29,6 +29,28 @@ struct PGFailure: Error, Sendable {
         reason = VisibleText.of(oneLine.isEmpty ? "no reason given" : oneLine)
     }
 
+    /// A failed connection's reason: the server's primary messages without their DETAIL and
+    /// HINT (which can quote a row or a setting), and no quoted text but the host, user and
+    /// database the location already names (`invalid port number: "…"` quotes what `--db`
+    /// held, which may be a password typed in the wrong place).
+    init(connectionFailedWith message: String, naming known: [String]) {
+        let kept = message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            .filter { line in
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                return !["DETAIL:", "HINT:", "CONTEXT:"].contains(where: trimmed.hasPrefix)
+            }
+        let parts = kept.joined(separator: "\n").split(separator: "\"", omittingEmptySubsequences: false)
+        let shown = parts.enumerated().map { index, part in
+            guard index % 2 == 1 else { return String(part) }
+            // A socket folder's socket file (`/run/postgresql/.s.PGSQL.5432`) is named by its folder.
+            let isKnown = known.contains(String(part)) || known.contains { host in
+                host.hasPrefix("/") && part.hasPrefix(host + "/.s.PGSQL.") && part.dropFirst(host.count + 10).allSatisfy(\.isNumber)
+            }
+            return !part.isEmpty && isKnown ? "\"\(part)\"" : "(not shown)"
+        }
+        self.init(.connect, shown.joined())
+    }
+
     var isUniqueViolation: Bool { kind == .server(sqlstate: "23505") }
 }
 
@@ -69,7 +91,11 @@ final class PGConnection {
         }
         guard let made else { throw PGFailure(.connect, "libpq could not allocate a connection") }
         guard PQstatus(made) == CONNECTION_OK else {
-            let failure = PGFailure(.connect, String(cString: PQerrorMessage(made)))
+            // The hosts (every one of a list), user and database are named by the location already.
+            let given = (try? PGConnectionString.parameters(conninfo).get()) ?? [:]
+            let listed = ["host", "hostaddr"].flatMap { (given[$0] ?? "").split(separator: ",").map(String.init) }
+            let current = [PQhost(made), PQuser(made), PQdb(made)].compactMap { $0.map { String(cString: $0) } }
+            let failure = PGFailure(connectionFailedWith: String(cString: PQerrorMessage(made)), naming: listed + current)
             PQfinish(made)
             throw failure
         }

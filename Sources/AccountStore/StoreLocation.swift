@@ -32,10 +32,10 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             // libpq is loaded on first use: without it nothing can say what the text holds, so a
             // command-line string that may hold a password is refused as one would be.
             if fromCommandLine, mayHoldPassword(text) { throw .unavailable(reason: Self.passwordOnCommandLine) }
-            throw .unavailable(reason: Self.postgresUnavailable + withoutQuotedText(failure.reason))
+            throw .unavailable(reason: Self.postgresUnavailable + failure.reason)
         case .failure(let failure):
-            throw .unavailable(reason: "the database is not a valid PostgreSQL connection string (libpq: "
-                + withoutQuotedText(failure.reason) + ")")
+            throw .unavailable(reason: "the database is not a valid PostgreSQL connection string ("
+                + parseProblem(failure.reason) + "; the string is not shown: it may hold a password)")
         case .success(let parameters):
             // `sslpassword` unlocks the client's TLS key: as secret as the password.
             if fromCommandLine, ["password", "sslpassword"].contains(where: { !(parameters[$0] ?? "").isEmpty }) {
@@ -118,15 +118,24 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             && keyword.trimmingCharacters(in: .whitespaces).allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
     }
 
-    /// libpq quotes the text it could not parse, and that text may hold a password: keep only
-    /// quoted keywords (`invalid connection option "hots"`).
-    private static func withoutQuotedText(_ reason: String) -> String {
-        let parts = reason.split(separator: "\"", omittingEmptySubsequences: false)
-        return parts.enumerated().map { index, part in
-            guard index % 2 == 1 else { return String(part) }
-            let keywordLike = !part.isEmpty && part.count <= 40 && part.allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
-            return keywordLike ? "\"\(part)\"" : "(not shown)"
-        }.joined()
+    /// libpq quotes the text it could not parse, and any part of it may be a password: the
+    /// problem is named in signup's own words, with no text from the string at all.
+    static func parseProblem(_ reason: String) -> String {
+        let known: [(libpq: String, said: String)] = [
+            ("missing \"=\" after", "a word without \"=\" and a value"),
+            ("unterminated quoted string", "a quoted value that does not end"),
+            ("invalid connection option", "an option libpq does not know"),
+            ("invalid URI query parameter", "an option libpq does not know"),
+            ("invalid percent-encoded token", "a percent-encoded character that is not valid"),
+            ("forbidden value %00", "a %00 escape"),
+            ("end of string reached when looking for matching \"]\"", "an IPv6 address without its \"]\""),
+            ("IPv6 host address may not be empty", "an empty IPv6 address"),
+            ("unexpected character", "a character that does not belong in a URI"),
+            ("extra key/value separator", "an \"=\" too many in a URI parameter"),
+            ("missing key/value separator", "a URI parameter without \"=\""),
+            ("invalid URI propagated", "a URI libpq cannot read"),
+        ]
+        return known.first { reason.contains($0.libpq) }?.said ?? "libpq cannot parse it"
     }
 }
 
@@ -205,8 +214,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// `PostgreSQL (host=…, port=…, dbname=…)` with what the string sets, never a password.
     public var description: String {
+        // A port is digits (one per host): anything else is no port, and may be a password.
         let shown = ["service", "host", "hostaddr", "port", "dbname", "user"].compactMap { key in
-            parameters[key].map { "\(key)=\($0)" }
+            parameters[key].map { key == "port" && !$0.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ",") }) ? "port=(not shown)" : "\(key)=\($0)" }
         }
         return VisibleText.of("PostgreSQL (" + (shown.isEmpty ? "libpq's defaults" : shown.joined(separator: ", ")) + ")")
     }

@@ -17,7 +17,7 @@
     X(PQconsumeInput) X(PQdb) X(PQerrorMessage) X(PQfinish) X(PQfreeCancel) X(PQfreemem) X(PQgetCancel) \
     X(PQgetResult) X(PQgetisnull) X(PQgetvalue) X(PQhost) X(PQisBusy) X(PQnfields) X(PQntuples) X(PQport) \
     X(PQresultErrorField) X(PQresultStatus) X(PQsendQuery) X(PQsendQueryParams) X(PQsetNoticeProcessor) \
-    X(PQsetSingleRowMode) X(PQsocket) X(PQstatus)
+    X(PQsetSingleRowMode) X(PQsocket) X(PQstatus) X(PQuser)
 
 static struct {
 #define FIELD(name) __typeof__(&name) name;
@@ -82,6 +82,7 @@ HIDDEN int PQbackendPID(const PGconn *conn) { return ready() ? libpq.PQbackendPI
 HIDDEN char *PQhost(const PGconn *conn) { return ready() ? libpq.PQhost(conn) : NULL; }
 HIDDEN char *PQport(const PGconn *conn) { return ready() ? libpq.PQport(conn) : NULL; }
 HIDDEN char *PQdb(const PGconn *conn) { return ready() ? libpq.PQdb(conn) : NULL; }
+HIDDEN char *PQuser(const PGconn *conn) { return ready() ? libpq.PQuser(conn) : NULL; }
 HIDDEN int PQsocket(const PGconn *conn) { return ready() ? libpq.PQsocket(conn) : -1; }
 HIDDEN int PQsendQuery(PGconn *conn, const char *query) { return ready() ? libpq.PQsendQuery(conn, query) : 0; }
 HIDDEN int PQsendQueryParams(PGconn *conn, const char *command, int nParams, const Oid *paramTypes,

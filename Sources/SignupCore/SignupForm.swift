@@ -24,6 +24,7 @@ public enum SignupForm {
                 rules: [
                     .required(message: Translation.english("Enter your email address")), .email(),
                     .noInvisibleCharacters(message: Translation.english("Remove an invisible character: it would make this address look like another one")),
+                    .oneLookalikeScriptPerPart(), .noStackedMarks(),
                 ],
                 messages: policy.messages,
                 normalize: normalizeEmail

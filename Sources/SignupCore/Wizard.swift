@@ -123,10 +123,17 @@ public struct Wizard<Success: Sendable>: Sendable {
             return endOfInput(at: question)
         case (.asking(.field(let name)), .answer(let text)):
             // A script's empty line keeps an initial value, as Enter does on the line that shows it;
-            // Enter at a yes/no or a choice takes its default (the current answer, else the initial value).
+            // a secret's is never shown, so Enter on its empty masked line keeps it too; Enter at a
+            // yes/no or a choice takes its default (the current answer, else the initial value).
             let field = form[name]!
-            let takesDefault = text.isEmpty && (mode == .script || field.promptStyle != .line)
-            let answer = takesDefault ? (field.isAnswered ? field.value : field.initialValue) : text
+            let answer: String
+            if text.isEmpty && field.promptStyle != .line {
+                answer = field.isAnswered ? field.value : field.initialValue
+            } else if text.isEmpty && (mode == .script || field.isSecret) && !field.isAnswered {
+                answer = field.initialValue
+            } else {
+                answer = text
+            }
             controller.update { $0.answer(name, with: answer) }
             return answered(name)
         case (.asking(.field(let name)), .unreadable(let problem)):

@@ -40,3 +40,16 @@ enum EchoOff {
         }
     }
 }
+
+extension LineInput {
+    /// The next line, read as a secret: with echo off when the descriptor is a terminal, whatever
+    /// standard error is (`2>/dev/null` and `2>&1 | cat` do not make a terminal safe to echo on).
+    ///
+    /// Every line that may hold a password and is read without a prompt of the session's goes
+    /// through here: `verify`'s standard input, a password file or descriptor. Call
+    /// `TerminalGuard.install()` first so a signal while it waits puts the mode back.
+    public func nextSecret() -> Line {
+        ProcessHardening.apply()
+        return withEchoOff(fd) { next() }
+    }
+}

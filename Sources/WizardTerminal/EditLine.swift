@@ -7,12 +7,15 @@ import Glibc
 /// An editor: the corresponding C type is `EditLine *`.
 struct EditLineHandle {
     let pointer: OpaquePointer
+    /// The descriptors under libedit's streams, whose window size it reads.
+    let descriptors: [Int32]
 
     /// The corresponding C function is `el_init`; warnings it prints go to `errors`.
     init?(program: String, input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>,
           errors: UnsafeMutablePointer<FILE>) {
         guard let pointer = el_init(program, input, output, errors) else { return nil }
         self.pointer = pointer
+        descriptors = [fileno(input), fileno(output)]
     }
 
     /// The corresponding C call is `el_set(EL_EDITOR, mode)`.
@@ -62,8 +65,12 @@ struct EditLineHandle {
         return end - start
     }
 
-    /// The corresponding C function is `el_resize`.
-    func resize() { el_resize(pointer) }
+    /// Whether the window is within `WindowBound`: libedit reads its size again at every
+    /// `el_gets` and `el_resize`, and allocates rows × columns for it.
+    var mayDraw: Bool { WindowBound.libeditMayDraw(descriptors) }
+
+    /// The corresponding C function is `el_resize`; not called for a window beyond `WindowBound`.
+    func resize() { if mayDraw { el_resize(pointer) } }
 
     /// The corresponding C call is `el_set(EL_REFRESH)`.
     func refresh() { _ = signup_el_refresh(pointer) }

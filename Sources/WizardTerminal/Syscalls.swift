@@ -110,6 +110,16 @@ enum Sys {
         return result
     }
 
+    /// Sends this process SIGALRM in `seconds`, 0 to cancel. The corresponding C function is `alarm`.
+    static func setAlarm(seconds: Int) { _ = alarm(UInt32(clamping: seconds)) }
+
+    /// Milliseconds on a clock that never jumps. The corresponding C function is `clock_gettime(CLOCK_MONOTONIC)`.
+    static func monotonicMilliseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec * 1000 + now.tv_nsec / 1_000_000
+    }
+
     /// Whether `fd` has input waiting now. The corresponding C function is `poll` with no timeout.
     static func hasInput(_ fd: Int32) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -180,11 +190,21 @@ enum Sys {
 
     /// The terminal's width in columns: `TIOCGWINSZ` on `fd`, else `COLUMNS`, else 80.
     /// The corresponding C function is `ioctl(TIOCGWINSZ)`.
+    /// Never more than `WindowBound.columns`: the width comes from outside.
     static func terminalColumns(_ fd: Int32) -> Int {
-        var size = winsize()
-        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        if let text = getenv("COLUMNS").map({ String(cString: $0) }), let columns = Int(text), columns > 0 { return columns }
+        if let size = windowSize(fd), size.columns > 0 { return min(size.columns, WindowBound.columns) }
+        if let text = getenv("COLUMNS").map({ String(cString: $0) }), let columns = Int(text), columns > 0 {
+            return min(columns, WindowBound.columns)
+        }
         return 80
+    }
+
+    /// The window size `fd`'s terminal reports, nil when it reports none.
+    /// The corresponding C function is `ioctl(TIOCGWINSZ)`.
+    static func windowSize(_ fd: Int32) -> (rows: Int, columns: Int)? {
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 else { return nil }
+        return (Int(size.ws_row), Int(size.ws_col))
     }
 
     /// Columns `scalar` takes on a terminal in the current character locale: 0 for a combining
@@ -289,6 +309,9 @@ enum SignalSafe {
 
     /// The corresponding C function is `raise`.
     static func raiseSignal(_ sig: Int32) { _ = raise(sig) }
+
+    /// Ends the process with `status` at once, running no exit handler. The corresponding C function is `_exit`.
+    static func exitNow(_ status: Int32) -> Never { Glibc._exit(status) }
 
     /// The corresponding C function is `pthread_sigmask(SIG_UNBLOCK)`.
     static func unblock(_ sig: Int32) {

@@ -118,6 +118,25 @@ public enum TerminalGuard {
         GuardState.shared.interruptResult.set(result)
     }
 
+    /// Ends the process in `seconds` (at least one) unless ``disarmDeadline()`` comes first: the
+    /// terminal is restored, the open line ended, `conversation` written and the process exits
+    /// with `status`. For a wait bounded from outside (an idle person, a session's time); arm it
+    /// only around a read, never while something is written. The corresponding C function is `alarm`.
+    public static func armDeadline(seconds: Int, conversation: String, status: Int32) {
+        GuardState.shared.deadlineConversation.set(conversation)
+        GuardState.deadlineStatus.store(status, ordering: .sequentiallyConsistent)
+        // The timer is this program's own: a SIGALRM the parent ignored or blocked still ends the wait.
+        GuardState.setHandler(SIGALRM, onFatalSignal, flags: SA_RESTART)
+        SignalSafe.unblock(SIGALRM)
+        Sys.setAlarm(seconds: max(1, seconds))
+    }
+
+    /// Cancels the deadline ``armDeadline(seconds:conversation:status:)`` set.
+    public static func disarmDeadline() {
+        Sys.setAlarm(seconds: 0)
+        GuardState.deadlineStatus.store(0, ordering: .sequentiallyConsistent)
+    }
+
     /// Says whether a prompt is waiting on an unfinished line (a script's prompt, which
     /// `TerminalSession` does not read): a signal that ends the process ends that line first.
     public static func setPromptOpen(_ open: Bool) {
@@ -158,6 +177,7 @@ enum GuardState {
         let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: GuardState.signalSlots)
         let interruptConversation = FixedText()
         let interruptResult = FixedText()
+        let deadlineConversation = FixedText()
         init() {
             saved.initialize(repeating: termios(), count: GuardState.savedSlots)
             active.initialize(to: termios())
@@ -203,6 +223,8 @@ enum GuardState {
     static let reblock = Atomic<UInt64>(0)
     static let reading = Atomic<Bool>(false)
     static let holding = Atomic<Bool>(false)
+    /// The exit status a SIGALRM ends the process with once a deadline is armed; 0: none (it dies by the signal).
+    static let deadlineStatus = Atomic<Int32>(0)
     static let heldSignal = Atomic<Int32>(0)
     static let interruptPending = Atomic<Bool>(false)
     static let resumed = Atomic<Bool>(false)
@@ -318,6 +340,11 @@ private func dieBySignal(_ sig: Int32) {
     if sig == SIGINT {
         GuardState.shared.interruptConversation.write(to: GuardState.messageOutput.load(ordering: .relaxed))
         GuardState.shared.interruptResult.write(to: 1)
+    }
+    let deadlineStatus = GuardState.deadlineStatus.load(ordering: .sequentiallyConsistent)
+    if sig == SIGALRM && deadlineStatus != 0 {
+        GuardState.shared.deadlineConversation.write(to: GuardState.messageOutput.load(ordering: .relaxed))
+        SignalSafe.exitNow(deadlineStatus)
     }
     SignalSafe.setHandler(sig, nil, flags: 0)
     SignalSafe.raiseSignal(sig)  // blocked until the handler returns, then kills the process

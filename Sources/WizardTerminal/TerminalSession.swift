@@ -73,6 +73,11 @@ public final class TerminalSession {
     /// What `TerminalGuard` guarded before this session, put back at ``close()``.
     private let guardedBefore: (Int, Int32)
     private var closed = false
+    /// Whether the last line read was a secret: the next visible prompt waits for the rest of a paste to pass.
+    private var afterSecret = false
+    /// How long input must be quiet after a secret before a visible prompt, and the longest wait for it.
+    static let settleQuietMilliseconds: Int32 = 150
+    static let settleLimitMilliseconds = 1_000
 
     /// Opens an editor on `input`, drawing on `output` (emacs keys, an in-memory history); both must be terminals.
     ///
@@ -115,7 +120,8 @@ public final class TerminalSession {
         var editor: EditLineHandle?
         var streams: (input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>)?
         let source = LineSource(input: input, output: output)
-        if escapeSequences {
+        // A window beyond the bound is never shown to libedit, which would allocate it (el_init reads it).
+        if escapeSequences && WindowBound.libeditMayDraw([input, output]) {
             let opened = try Self.openEditor(programName: programName, input: input, output: output)
             editor = opened.editor
             streams = (opened.input, opened.output)
@@ -186,6 +192,7 @@ public final class TerminalSession {
     /// line to start from, as `VisibleText.of` shows it; Enter keeps it: a line left as shown
     /// comes back as `initial` itself, byte for byte, not as its visible form.
     public func readLine(prompt: String, remember: Bool = true, initial: String = "") -> LineRead {
+        if afterSecret { settleAfterSecret() }
         let shown = VisibleText.of(initial)
         var result = read(prompt: prompt, mode: .text, historyKeys: remember, initial: shown)
         if !initial.isEmpty, case .line(let line) = result, line == shown { result = .line(initial) }
@@ -209,7 +216,26 @@ public final class TerminalSession {
     /// Backspace, Ctrl-U and Ctrl-W edit it; Enter ends it; a pasted password works.
     public func readSecret(prompt: String) -> LineRead {
         ProcessHardening.apply()  // no core file, no same-user debugger, before a secret is typed
-        return read(prompt: prompt, mode: .secret)
+        let line = read(prompt: prompt, mode: .secret)
+        if case .line = line { afterSecret = true }
+        return line
+    }
+
+    /// A password pasted too many times arrives in pieces (a terminal or SSH sends it 5–50 ms
+    /// apart): what comes after the secret's Enter must not answer, and be echoed at, the visible
+    /// prompt that follows. Discards input until it has been quiet for a moment, at most a second.
+    private func settleAfterSecret() {
+        afterSecret = false
+        let wake = GuardState.wakeRead.load(ordering: .relaxed)
+        let deadline = Sys.monotonicMilliseconds() + Self.settleLimitMilliseconds
+        repeat {
+            Sys.discardInput(input)
+            source.discardPending()
+            guard let polled = try? Sys.poll(input: input, wake: wake, timeoutMilliseconds: Self.settleQuietMilliseconds),
+                  polled.inputReady, Sys.hasInput(input) else { return }
+        } while Sys.monotonicMilliseconds() < deadline
+        Sys.discardInput(input)
+        source.discardPending()
     }
 
     /// Writes `text` to the session's output, after anything libedit has buffered.
@@ -256,7 +282,12 @@ public final class TerminalSession {
     private func read(prompt: String, mode: LineSource.Mode, historyKeys: Bool = false, initial: String = "") -> LineRead {
         guard !closed, editor != nil || scrolling != nil else { return .endOfInput }
         source.setPrompt(prompt)
-        if !initial.isEmpty { editor?.push(initial) }
+        // The window may have grown beyond the bound since the session began (an SSH client's
+        // window-change): el_gets would read and allocate it, so this line goes to the scrolling editor.
+        let fallback = scrolling == nil && editor?.mayDraw == false ? ScrollingLineEditor(output: output) : nil
+        if let fallback { source.editor = fallback }
+        defer { if fallback != nil { source.editor = editor } }
+        if !initial.isEmpty && fallback == nil { editor?.push(initial) }
         source.begin(mode, historyKeys: historyKeys)
         // libedit prints the prompt, then switches the terminal to its editing mode on its first
         // read. The session mode is already on (and set again here, should anything have changed
@@ -264,7 +295,7 @@ public final class TerminalSession {
         try? Sys.setTerminalMode(input, sessionMode)
         GuardState.beginReading()
         let line: String?
-        if let scrolling {
+        if let scrolling = scrolling ?? fallback {
             line = scrolling.readLine(prompt: prompt, initial: initial, source: source)
         } else {
             line = editor?.getLine()

@@ -9,7 +9,18 @@ import WizardTerminal
 struct CreateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
-        abstract: "Create an account (the default command)."
+        abstract: "Create an account (the default command).",
+        discussion: """
+            In a script, a password read from standard input (--password-fd 0, /dev/stdin, or a \
+            duplicate of standard input) needs --email: otherwise a line meant as the password could \
+            be taken for the email and echoed. Without --email this is a usage error (64) that names \
+            the options, never the input.
+            --public is for a sign-up open to strangers (an SSH forced command: see docs/public-signup.md). \
+            Each question must be answered within --idle-timeout seconds (60), the whole session ends after \
+            --session-limit seconds (600), one field may be answered 5 times and the session holds 25 answers \
+            of any kind; reaching a limit says so on one line, stores nothing and exits 75. Ctrl-Z does \
+            nothing. The limits never interrupt the writing of an account.
+            """
     )
 
     @OptionGroup var options: CreateOptions
@@ -29,10 +40,26 @@ struct CreateOptions: ParsableArguments {
     @Flag(help: "Check everything, hash the password, but store nothing.")
     var dryRun = false
 
+    @Flag(help: "A stranger's sign-up (an SSH forced command): time and attempt limits, no job control.")
+    var `public` = false
+
+    @Option(help: ArgumentHelp("With --public: seconds to answer one question (default 60).", valueName: "seconds"))
+    var idleTimeout: Int?
+
+    @Option(help: ArgumentHelp("With --public: seconds for the whole session (default 600).", valueName: "seconds"))
+    var sessionLimit: Int?
+
     func run() throws {
+        if !`public` && (idleTimeout != nil || sessionLimit != nil) {
+            throw UsageError("--idle-timeout and --session-limit go with --public")
+        }
+        if (idleTimeout ?? 1) < 1 || (sessionLimit ?? 1) < 1 {
+            throw UsageError("--idle-timeout and --session-limit take a number of seconds of at least 1")
+        }
         var run = password.run
         run.email = email
         run.dryRun = dryRun
+        run.publicSession = `public` ? PublicSession(idleSeconds: idleTimeout ?? 60, sessionSeconds: sessionLimit ?? 600) : nil
         try run.run()
     }
 }
@@ -109,6 +136,8 @@ struct CreateRun {
     var dryRun = false
     /// `signup passwd EMAIL`: the account whose password this run changes, instead of creating one.
     var changing: String? = nil
+    /// The limits of `--public`; nil for an ordinary run.
+    var publicSession: PublicSession? = nil
 
     /// `--policy`'s default.
     static let standardPolicy = "standard"
@@ -154,6 +183,7 @@ struct CreateRun {
         // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
         // the store hold signals back while it writes. A SIGINT while a script's line is awaited
         // or the password hashed still says that nothing was saved (and `cancelled` in JSON).
+        if publicSession != nil { PublicSession.ignoreJobControl() }
         TerminalGuard.install()
         TerminalGuard.prepareInterruptReport(conversation: report.cancellation.conversation, result: report.cancellation.result)
         // Read with the guard in place: a signal while echo is off for a terminal source restores it.
@@ -181,7 +211,16 @@ struct CreateRun {
             preset(LineInput.judge(RawArguments.value(of: "--email", parsed: email) ?? Array(email.utf8)), to: [SignupForm.email])
         }
         if case .preset(let line) = source { preset(line, to: [SignupForm.password, SignupForm.confirm]) }
+        // In a script, the lines of standard input are not seen being asked for: with the password
+        // among them, a line taken for the email (and echoed as the email is) could be the password.
+        if source == .standardInput && !interactive && email == nil {
+            throw UsageError("with the password on standard input (--password-fd 0, or a --password-file that is standard input), give the email with --email")
+        }
         let sharedLine = source == .standardInput ? ConfirmationFromPassword() : nil
+        if !interactive && (email == nil || !presets.keys.contains(SignupForm.password) && unreadable[SignupForm.password] == nil)
+            && IO.standardInputIsAFolder {
+            throw UsageError("standard input is a folder: give the answers in a file or a pipe")
+        }
 
         let estimator = StrengthEstimator.zxcvbn
         options.interactive = interactive
@@ -194,7 +233,12 @@ struct CreateRun {
         let quiet = quiet
         let changes = changing != nil
         let translation = options.translation
-        let outcome = runner.run(&wizard, intercept: sharedLine?.intercept ?? { $1() }) { form in
+        let answer: (Prompt, () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> = sharedLine?.intercept ?? { $1() }
+        let publicSession = publicSession
+        let outcome = runner.run(&wizard, intercept: { prompt, read in
+            guard let publicSession else { return answer(prompt, read) }
+            return publicSession.read(prompt) { answer(prompt, read) }
+        }) { form in
             let submission = SignupForm.submission(from: form, strength: estimator)
             if changes { return Self.changePassword(submission, at: location, costs: passwordPolicy.argon2) }
             return Self.store(submission, at: location, dryRun: dryRun, costs: passwordPolicy.argon2,

@@ -73,6 +73,30 @@ enum IO {
         return other.st_dev == info.st_dev && other.st_ino == info.st_ino
     }
 
+    /// Seconds on a clock that never jumps. The corresponding C function is `clock_gettime(CLOCK_MONOTONIC)`.
+    static func monotonicSeconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return now.tv_sec
+    }
+
+    /// Whether standard input is a folder: reading it fails (EISDIR), which is no end of input.
+    static var standardInputIsAFolder: Bool {
+        var info = stat()
+        return fstat(0, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Whether this process holds the pipe or FIFO `info` describes open for writing, on any
+    /// descriptor (`3<>fifo` opens it read-write): a reader of it then never sees its end.
+    static func holdsWriteEnd(of info: stat) -> Bool {
+        let highest = min(Int32(clamping: sysconf(Int32(_SC_OPEN_MAX))), 65_536)
+        return (0..<max(highest, 0)).contains { fd in
+            let flags = fcntl(fd, F_GETFL)
+            guard flags != -1, flags & O_ACCMODE != O_RDONLY else { return false }
+            return isSameFile(info, as: fd)
+        }
+    }
+
     /// Whether the socket `fd` is listening for connections (it will never send a byte).
     static func isListeningSocket(_ fd: Int32) -> Bool {
         var listening: Int32 = 0

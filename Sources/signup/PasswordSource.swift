@@ -66,13 +66,18 @@ enum PasswordSource: Equatable {
             throw refuse("the --password-file file is signup's own standard output or error", "the --password-fd descriptor is signup's own standard output or error")
         }
 
+        // A pipe whose writer is signup itself ends only when signup closes it: never.
+        if kind == S_IFIFO && IO.holdsWriteEnd(of: info) {
+            throw refuse("the --password-file FIFO is open for writing in signup itself, so it never ends: open it read-only",
+                         "the --password-fd descriptor is a pipe open for writing in signup itself, so it never ends: open it read-only (3<, not 3<>)")
+        }
         // SPEC 6: a socket that sends nothing is a source that cannot be read, not one to wait for
         // for ever (a pipe with a writer is waited for: its writer is a process of this pipeline).
         if kind == S_IFSOCK && !IO.waitForInput(fd, milliseconds: Self.socketPatience) {
             throw refuse("the --password-file socket sent nothing", "the --password-fd socket sent nothing")
         }
         let input = LineInput(fd: fd, oneLine: true)
-        let line = withEchoOff(fd) { input.next() }
+        let line = input.nextSecret()
         if let code = input.readError {
             throw refuse("the --password-file file cannot be read", "the --password-fd descriptor cannot be read", errno: code)
         }

@@ -13,7 +13,7 @@ struct Signup: ParsableCommand {
             command line: use --password-file, --password-fd or SIGNUP_PASSWORD.
             Exit codes: 0 created (or would be, with --dry-run), 1 declined, 64 usage, 65 invalid \
             or taken, 66 input ended early or no terminal could be used, 74 storage failure or \
-            standard output failed, 130 cancelled.
+            standard output failed, 75 a limit of --public was reached, 130 cancelled.
             Environment: SIGNUP_DB is the database when --db is not given; SIGNUP_PASSWORD answers \
             both password fields (read once at start and removed: prefer --password-file or \
             --password-fd); XDG_DATA_HOME places the default database; NO_COLOR, or TERM dumb, unset \

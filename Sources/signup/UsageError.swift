@@ -96,6 +96,17 @@ enum ParseErrorText {
                 names.formUnion(words)
                 if words.count == 2, words[0].hasPrefix("-"), words[1].hasPrefix("<") { names.insert(words.joined(separator: " ")) }
             }
+            // A long usage line is cut to `[<options>]`: the help's option lines name each one
+            // (`  --email <address>   Answer …`, `  -h, --help   Show …`).
+            for line in Signup.helpMessage(for: command, columns: 1000).split(separator: "\n") {
+                let trimmed = line.drop { $0 == " " }
+                guard trimmed.hasPrefix("-") || trimmed.hasPrefix("<"), let end = trimmed.range(of: "  ")?.lowerBound ?? Optional(trimmed.endIndex) else { continue }
+                for spelling in trimmed[..<end].split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                    let words = spelling.split(separator: " ").map(String.init)
+                    names.formUnion(words)
+                    if words.count == 2 { names.insert(spelling) }
+                }
+            }
         }
         return names
     }

@@ -10,7 +10,10 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check a password: exit 0 if it matches the account's, 1 if not.",
         discussion: """
-            The password is read from a masked prompt at a terminal, else from the first line of standard input.
+            The password is read from a masked prompt at a terminal, else from the first line of standard input \
+            (with the terminal's echo off when standard input is one and standard error is not). A line that is \
+            not UTF-8, holds a NUL or is longer than 64 KiB is reported as such, exit 1; standard input that is \
+            a folder is a usage error.
             Every answer takes the time of one Argon2 verification, whatever it is. When the password \
             matches an active account whose hash has weaker Argon2 costs than the policy's (--policy, \
             --policy-file; standard: m=19456, t=2, p=1), the hash is made again with the policy's costs, \
@@ -57,9 +60,16 @@ struct VerifyCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.cancelled)
             }
         } else {
-            switch LineInput(fd: 0).next() {
+            // Standard input may still be a terminal (`verify EMAIL 2>/dev/null`): echo goes off there.
+            if isTerminal(0) { TerminalGuard.install() }
+            if IO.standardInputIsAFolder { throw UsageError("standard input is a folder: give the password in a file or a pipe") }
+            switch LineInput(fd: 0).nextSecret() {
             case .text(let text): password = Secret(SignupForm.normalizePassword(text))
-            case .unreadable, .endOfInput: password = Secret("")
+            case .unreadable(let problem):
+                // Bytes that are not UTF-8, a NUL or an overlong line: the input's error, as at the prompt.
+                IO.write("error: password: \(FieldError.unreadable(problem, field: "password").message)\n", to: 2)
+                throw ExitCode(1)
+            case .endOfInput: password = Secret("")
             }
         }
         let store: (any AccountBackend)?

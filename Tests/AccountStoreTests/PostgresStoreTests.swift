@@ -49,7 +49,32 @@ struct StoreLocationTests {
         #expect(error?.description.contains("percent-encoded") == true)
         #expect(error?.description.contains("Hunter2") == false)
         let typo = #expect(throws: StoreError.self) { try StoreLocation("host=db1 dbnmae=x", fromCommandLine: true) }
-        #expect(typo?.description.contains("invalid connection option \"dbnmae\"") == true)
+        #expect(typo?.description.contains("an option libpq does not know") == true)
+    }
+
+    /// The parser's errors carry no text of the string at all: a bare word (lowercase, so it
+    /// looked like a keyword), an unknown option's name and a URI parameter's name were quoted.
+    @Test(arguments: [
+        "host=db1 correcthorsebatterystaple",
+        "host=db1 correcthorsebatterystaple=1",
+        "host=db1 dbname='correcthorsebatterystaple",
+        "postgresql://db1/x?correcthorsebatterystaple=1",
+        "postgresql://db1/x?correcthorsebatterystaple",
+    ])
+    func noTextOfAMalformedStringIsShown(text: String) {
+        for fromCommandLine in [true, false] {
+            let error = #expect(throws: StoreError.self) { try StoreLocation(text, fromCommandLine: fromCommandLine) }
+            #expect(error?.description.contains("not a valid PostgreSQL connection string") == true, "\(String(describing: error))")
+            #expect(error?.description.contains("correcthorse") == false, "\(String(describing: error))")
+        }
+    }
+
+    /// A port that is not digits is no port: the location's description does not show it.
+    @Test func aPortThatIsNotDigitsIsNotShown() throws {
+        let location = try StoreLocation("host=db1 port=correcthorsebatterystaple dbname=x", fromCommandLine: true)
+        #expect(!location.visible.contains("correcthorse"))
+        #expect(location.visible.contains("host=db1"))
+        #expect(try StoreLocation("host=db1 port=5433 dbname=x", fromCommandLine: true).visible.contains("port=5433"))
     }
 }
 

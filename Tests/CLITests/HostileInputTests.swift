@@ -8,25 +8,44 @@ import Testing
 
     // MARK: - The password keeps its place in the field order (item 1)
 
-    /// Standard input given as the password source in every spelling: its lines stay in field
-    /// order (email, then password), and the password line is never echoed as the email.
+    /// Standard input given as the password source in every spelling, in a script, without
+    /// `--email`: its first line cannot be known to be an email (`printf 'Secret\n' | signup
+    /// --password-fd 0` took the password for the email and echoed it). A usage error naming the
+    /// options, before any line is read or echoed.
     @Test(arguments: [
         ["--password-fd", "0"],
         ["--password-file", "/dev/stdin"],
         ["--password-file", "/proc/self/fd/0"],
     ])
-    func standardInputAsThePasswordSourceKeepsTheFieldOrder(source: [String]) {
+    func standardInputAsThePasswordSourceNeedsTheEmailOption(source: [String]) {
         let box = Sandbox()
-        let run = box.run(["--dry-run", "--json"] + source, input: lines("a@example.com\n\(Self.secret)\n"), secrets: [Self.secret])
+        let run = box.run(["--dry-run", "--json"] + source, input: lines("\(Self.secret)\n"), secrets: [Self.secret])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("give the email with --email"))
+        #expect(!run.stderr.contains("Email:"))
+    }
+
+    /// With `--email`, the one line of standard input answers both password fields, never echoed.
+    @Test(arguments: [
+        ["--password-fd", "0"],
+        ["--password-file", "/dev/stdin"],
+        ["--password-file", "/proc/self/fd/0"],
+    ])
+    func standardInputAsThePasswordSourceWithTheEmailOption(source: [String]) {
+        let box = Sandbox()
+        let run = box.run(["--dry-run", "--json", "--email", "a@example.com"] + source, input: lines("\(Self.secret)\n"), secrets: [Self.secret])
         #expect(run.status == 0)
-        #expect(run.stderr.contains("Email: a@example.com\nPassword: \n"))
+        #expect(run.stderr.contains("Password: \n"))
         #expect(!run.stderr.contains("Confirm password"))  // the one line answers both fields
         #expect(run.json["email"] as? String == "a@example.com")
     }
 
     @Test func aDuplicateOfStandardInputIsStandardInput() {
         let box = Sandbox()
-        let run = box.run(["--dry-run", "--json", "--password-fd", "3"], input: lines("a@example.com\n\(Self.secret)\n"),
+        let refused = box.run(["--dry-run", "--json", "--password-fd", "3"], input: lines("\(Self.secret)\n"),
+                              secrets: [Self.secret], via: "exec 3<&0; exec \"$0\" \"$@\"")
+        #expect(refused.status == 64)
+        let run = box.run(["--dry-run", "--json", "--email", "a@example.com", "--password-fd", "3"], input: lines("\(Self.secret)\n"),
                           secrets: [Self.secret], via: "exec 3<&0; exec \"$0\" \"$@\"")
         #expect(run.status == 0)
         #expect(run.json["email"] as? String == "a@example.com")
@@ -34,8 +53,11 @@ import Testing
 
     @Test func aFileOnStandardInputNamedAgainIsStandardInput() {
         let box = Sandbox()
-        let answers = box.file("answers", lines("a@example.com\n\(Self.secret)\n"))
-        let run = box.run(["--dry-run", "--json", "--password-file", answers], secrets: [Self.secret],
+        let answers = box.file("answers", lines("\(Self.secret)\n"))
+        let refused = box.run(["--dry-run", "--json", "--password-file", answers], secrets: [Self.secret],
+                              via: "exec <\"\(answers)\"; exec \"$0\" \"$@\"")
+        #expect(refused.status == 64)
+        let run = box.run(["--dry-run", "--json", "--email", "a@example.com", "--password-file", answers], secrets: [Self.secret],
                           via: "exec <\"\(answers)\"; exec \"$0\" \"$@\"")
         #expect(run.status == 0)
         #expect(run.json["email"] as? String == "a@example.com")
@@ -160,6 +182,30 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.db))
     }
 
+    /// Addresses made to look like another: a Cyrillic letter among Latin ones in the local part
+    /// or a label, 31 accents stacked on one letter. One alphabet per part, and a few accents, pass.
+    @Test func lookalikeEmailsAreRefused() {
+        let box = Sandbox()
+        let refused = [
+            ("adm\u{456}n@example.com", "email.mixedScripts"),
+            ("admin@ex\u{430}mple.com", "email.mixedScripts"),
+            ("p\u{3BF}stmaster@example.com", "email.mixedScripts"),
+            ("a" + String(repeating: "\u{301}", count: 31) + "b@example.com", "email.stackedMarks"),
+        ]
+        for (email, code) in refused {
+            let run = box.run(["--db", box.db, "--json"], input: lines("\(email)\n\(goodPassword)\n\(goodPassword)\n"))
+            #expect(run.status == 65, "\(email)")
+            let errors = run.json["errors"] as? [String: [[String: String]]]
+            #expect(errors?["email"]?.map { $0["code"] } == [code], "\(email)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: box.db))
+        for email in ["\u{438}\u{432}\u{430}\u{43D}@\u{43F}\u{440}\u{438}\u{43C}\u{435}\u{440}.\u{440}\u{444}", "\u{395}\u{3BB}\u{3AD}\u{3BD}\u{3B7}@example.com",
+                      "jos\u{E9}@b\u{FC}cher.de", "nguy\u{1EC5}n@example.vn", "\u{674E}lee@example.cn"] {
+            let run = box.run(["--dry-run", "--json"], input: lines("\(email)\n\(goodPassword)\n\(goodPassword)\n"))
+            #expect(run.status == 0, "\(email): \(run.stderr)")
+        }
+    }
+
     // MARK: - No usage error quotes a value (item 7)
 
     @Test(arguments: [
@@ -202,6 +248,9 @@ import Testing
         ("--password-file \"$HOME/fifo\"", "sent nothing"),  // a FIFO nobody writes to: no wait
         ("--password-file /dev/stderr", "own standard output or error"),  // the read end of signup's own pipe
         ("--password-file /proc/self/fd/1", "own standard output or error"),
+        // A pipe whose only writer is signup: its end never comes (this waited for ever).
+        ("--password-fd 3 3<>\"$HOME/fifo\"", "open for writing in signup itself"),
+        ("--password-file \"$HOME/fifo\" 3<>\"$HOME/fifo\"", "open for writing in signup itself"),
     ])
     func anUnreadablePasswordSourceIsAUsageError(source: String, reason: String) {
         let box = Sandbox()
@@ -214,6 +263,16 @@ import Testing
         #expect(run.stderr.contains(reason), "\(source): \(run.stderr)")
         #expect(!run.stderr.contains(box.folder.path))
         #expect(!FileManager.default.fileExists(atPath: box.db))
+    }
+
+    /// Standard input that is a folder cannot be read: a usage error, not "input ended" (66).
+    @Test(arguments: [[], ["--email", "a@example.com"], ["verify", "a@example.com"]])
+    func aFolderOnStandardInputIsAUsageError(arguments: [String]) {
+        let box = Sandbox()
+        let run = box.run(arguments + ["--db", box.db], via: "exec \"$0\" \"$@\" <\"$HOME\"")
+        #expect(run.status == 64, "\(run.stderr)")
+        #expect(run.stderr.contains("standard input is a folder"), "\(run.stderr)")
+        #expect(!run.stderr.contains(box.folder.path))
     }
 
     @Test func aListeningSocketIsAUsageError() {
@@ -279,6 +338,21 @@ import Testing
         #expect(run.status == 65)
         let errors = run.json["errors"] as? [String: [[String: String]]]
         #expect(errors?["password"]?.map { $0["code"] } == ["password.inputTooLong"])
+    }
+
+    /// `verify` in a script: a password line it cannot read gets its input error, as at the
+    /// prompt, never "Password does not match." (which sent people looking for a wrong password).
+    @Test(arguments: [
+        ([0x57, 0xFF, 0x0A], "This answer is not valid UTF-8 text"),
+        ([0x57, 0x00, 0x31, 0x0A], "This answer contains a NUL byte"),
+        (Array(repeating: 0x57, count: 70_000) + [0x0A], "This answer is longer than 64 KiB"),
+    ] as [([UInt8], String)])
+    func verifyInAScriptSaysWhyAPasswordLineCannotBeRead(line: [UInt8], message: String) {
+        let box = Sandbox()
+        let run = box.run(["verify", "a@example.com", "--db", box.db], input: Data(line))
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("error: password: \(message)"), "\(run.stderr)")
+        #expect(!run.stderr.contains("does not match"))
     }
 
     @Test func verifyFromDevZeroEnds() {

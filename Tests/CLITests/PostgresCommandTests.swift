@@ -222,6 +222,32 @@ struct PostgresCommandTests {
         #expect(db.rows == 6)
     }
 
+    /// Values libpq checks before it connects (`port`, `sslmode`, `target_session_attrs`, an
+    /// integer option) were quoted in its reason: any of them may be a password typed in the wrong place.
+    @Test(arguments: ["port=correcthorsebatterystaple", "sslmode=correcthorsebatterystaple",
+                      "target_session_attrs=correcthorsebatterystaple", "connect_timeout=correcthorsebatterystaple"])
+    func noValueOfDbIsQuotedInAConnectionFailure(setting: String) {
+        let box = Sandbox()
+        let db = "host=127.0.0.1 dbname=x user=signup_app \(setting)"
+        for run in [box.run(["list", "--db", db]), box.run(["list"], environment: ["SIGNUP_DB": db]),
+                    box.run(["--db", db], input: signUp("alice@example.com"))] {
+            #expect(run.status == 74, "\(run.stderr)")
+            #expect(!run.stderr.contains("correcthorse"), "\(run.stderr)")
+        }
+    }
+
+    /// A server's DETAIL on a refused connection (here: "User does not have CONNECT privilege.")
+    /// is not shown: only its primary message.
+    @Test func aConnectionFailureShowsNoServerDetail() {
+        let box = Sandbox(), db = TestDatabase()
+        db.psql("REVOKE CONNECT ON DATABASE \(db.name) FROM PUBLIC")
+        TestServer.psql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'signup_outsider') THEN CREATE ROLE signup_outsider LOGIN; END IF; END $$")
+        let run = box.run(["list", "--db", TestServer.socket(db.name) + " user=signup_outsider"])
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("permission denied for database"), "\(run.stderr)")
+        #expect(!run.stderr.contains("DETAIL") && !run.stderr.contains("CONNECT privilege"), "\(run.stderr)")
+    }
+
     @Test func faultsAreStorageFailuresWithLibpqsReason() throws {
         let box = Sandbox(), db = TestDatabase()
         @discardableResult

@@ -342,3 +342,22 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.db))
     }
 }
+
+/// `signup --public` with answers on a pipe (`ssh -T`): the same limits as at a terminal.
+@Suite struct PublicScriptTests {
+    @Test func aSilentPipeEndsTheSessionAtTheIdleTimeout() {
+        let box = Sandbox()
+        let run = box.run(["--public", "--idle-timeout", "2", "--db", box.db], via: "sleep 8 2>/dev/null | exec \"$0\" \"$@\"")
+        #expect(run.status == 75, "\(run.stderr)")
+        #expect(run.stderr.contains("No answer for 2 s: the session ends. Nothing was saved."))
+        #expect(!FileManager.default.fileExists(atPath: box.db))
+    }
+
+    @Test func limitsGoWithPublicOnly() {
+        let box = Sandbox()
+        #expect(box.run(["--idle-timeout", "5", "--db", box.db], input: lines(answers)).status == 64)
+        #expect(box.run(["--public", "--session-limit", "0", "--db", box.db], input: lines(answers)).status == 64)
+        let run = box.run(["--public", "--db", box.db], input: lines(answers))
+        #expect(run.status == 0, "\(run.stderr)")
+    }
+}

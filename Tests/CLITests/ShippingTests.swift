@@ -24,7 +24,7 @@ import Testing
         #expect(run.stdout.contains("list") && run.stdout.contains("verify"))
         let flat = run.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(flat.contains("Exit codes: 0 created (or would be, with --dry-run), 1 declined, 64 usage, 65 invalid or taken, "
-            + "66 input ended early or no terminal could be used, 74 storage failure or standard output failed, 130 cancelled."))
+            + "66 input ended early or no terminal could be used, 74 storage failure or standard output failed, 75 a limit of --public was reached, 130 cancelled."))
         #expect(flat.contains("Environment: SIGNUP_DB is the database when --db is not given;"))
         // A few examples, each a command line that works as shown.
         #expect(run.stdout.contains("Examples:\n  signup "))

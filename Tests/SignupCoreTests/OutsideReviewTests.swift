@@ -145,3 +145,33 @@ func typedFormFilled() -> Form {
     form.answer("plan", with: "free")
     return form
 }
+
+/// A secret field's initial value (a key kept from before, say) is never shown, so at a terminal
+/// the masked line starts empty: Enter there keeps it, as a script's empty line does. It used to
+/// answer a script's empty line but not Enter at a terminal, so one form behaved two ways.
+@Suite struct SecretInitialValueTests {
+    struct Done: Sendable, Equatable {}
+
+    func submitted(_ mode: WizardMode) -> String? {
+        let form = Form(fields: [Field(name: "token", label: "Token", rules: [.required()], isSecret: true, initial: "Kept-Token-42")])
+        var wizard = Wizard<Done>(form: form, mode: mode)
+        var answers: [WizardInput<Done>] = [.answer(""), .answer("y")]
+        var pending = wizard.start()
+        while !pending.isEmpty {
+            switch pending.removeFirst() {
+            case .ask: pending += wizard.handle(answers.isEmpty ? .endOfInput : answers.removeFirst())
+            case .submit(let form):
+                defer { pending += wizard.handle(.submitted(.succeeded(Done()))) }
+                return form["token"]?.value
+            case .finish: return nil
+            default: break
+            }
+        }
+        return nil
+    }
+
+    @Test func enterOnAnEmptySecretLineKeepsTheInitialValueInEveryMode() {
+        #expect(submitted(.script) == "Kept-Token-42")
+        #expect(submitted(.interactive) == "Kept-Token-42")
+    }
+}

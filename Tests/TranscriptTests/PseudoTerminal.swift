@@ -251,6 +251,18 @@ final class PseudoTerminal {
         guard ioctl(master, UInt(TIOCSWINSZ), &size) == 0 else { throw Self.failure("ioctl(TIOCSWINSZ)") }
     }
 
+    /// Whether the terminal's echo went off within `timeout` seconds (the child started reading a secret).
+    /// On Linux the master reports the slave's mode.
+    func waitForEchoOff(timeout: Double = 5) -> Bool {
+        let deadline = Self.now() + timeout
+        var mode = termios()
+        repeat {
+            if tcgetattr(master, &mode) == 0, mode.c_lflag & tcflag_t(ECHO) == 0 { return true }
+            pump(milliseconds: 20)
+        } while Self.now() < deadline
+        return false
+    }
+
     // MARK: - Internals
 
     /// Reads whatever the terminal and the output pipe have, waiting at most `milliseconds` for the first byte.

@@ -202,6 +202,29 @@ import Testing
         #expect(!terminal.transcript.containsBytes("Secret-Tty-Walrus-88".utf8), "\(terminal.text())")
     }
 
+    /// A password pasted three times, arriving in pieces 5–50 ms apart as a terminal or SSH sends
+    /// a paste: the rest after the confirmation's Enter is never echoed at `Create account?`.
+    @Test(arguments: [true, false])
+    func aPasswordPastedInPiecesIsNotEchoedAtTheReview(noColor: Bool) throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.start(["--email", "bob@example.com", "--dry-run"], scratch: scratch,
+                                      environment: ["NO_COLOR": noColor ? "1" : nil])
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Password: ", timeout: 10)
+        let paste = Array(String(repeating: "Quartz-Lantern-58\r", count: 3).utf8)
+        for (index, start) in stride(from: 0, to: paste.count, by: 5).enumerated() {
+            try terminal.send(bytes: Array(paste[start..<min(start + 5, paste.count)]))
+            usleep(useconds_t([5, 20, 50][index % 3] * 1000))
+        }
+        try terminal.expect("[Y/n/e] ", timeout: 10)
+        terminal.settle(quiet: 0.5)
+        try terminal.send("n\r")
+        #expect(try terminal.wait(timeout: 10) == .exited(1), "\(terminal.text())")
+        for piece in ["Quart", "Lante", "rn-58", "z-Lan"] {
+            #expect(!terminal.transcript.containsBytes(piece.utf8), "\(piece) was echoed: \(terminal.text())")
+        }
+    }
+
     // MARK: - Backspace over whole characters
 
     @Test(arguments: ["👍🏽", "🇫🇷", "e\u{301}", "👩‍👩‍👧"])

@@ -1,0 +1,63 @@
+import Glibc
+import SignupCore
+import WizardTerminal
+
+/// The limits of `signup --public`, for a stranger's session (an SSH forced command): every wait
+/// and every count that the person controls has an end, and reaching it ends the run with one line,
+/// exit 75, nothing stored.
+///
+/// The deadline is armed only while an answer is awaited, never while the password is hashed or
+/// the account written, so a limit never cuts a write in half.
+final class PublicSession {
+    /// Exit status when a limit ends the session (EX_TEMPFAIL: try again later).
+    static let limitReached: Int32 = 75
+    /// Answers to one field (a password asked again after its errors counts each time).
+    static let attemptsPerField = 5
+    /// Prompts of any kind in one session: fields, the review, the edit and discard questions.
+    static let promptsPerSession = 25
+
+    let idleSeconds: Int
+    let sessionSeconds: Int
+    private let started = IO.monotonicSeconds()
+    private var attempts: [String: Int] = [:]
+    private var prompts = 0
+
+    init(idleSeconds: Int, sessionSeconds: Int) {
+        self.idleSeconds = idleSeconds
+        self.sessionSeconds = sessionSeconds
+    }
+
+    /// Stops job control for the run: Ctrl-Z (and SIGTSTP from anyone) does nothing. Call before
+    /// `TerminalGuard.install()`, which leaves an ignored SIGTSTP ignored.
+    static func ignoreJobControl() {
+        signal(SIGTSTP, SIG_IGN)
+        signal(SIGTTIN, SIG_IGN)
+        signal(SIGTTOU, SIG_IGN)
+    }
+
+    /// Reads one answer through `read`, within the session's limits.
+    func read(_ prompt: Prompt, _ read: () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> {
+        prompts += 1
+        if case .field(let name) = prompt.question {
+            attempts[name, default: 0] += 1
+            if attempts[name]! > Self.attemptsPerField { end("Too many attempts at one answer: the session ends. Nothing was saved.") }
+        }
+        if prompts > Self.promptsPerSession { end("Too many answers: the session ends. Nothing was saved.") }
+        let left = sessionSeconds - (IO.monotonicSeconds() - started)
+        if left <= 0 { end("The session's time is up. Nothing was saved.") }
+        if idleSeconds < left {
+            TerminalGuard.armDeadline(seconds: idleSeconds, conversation: "\nNo answer for \(idleSeconds) s: the session ends. Nothing was saved.\n",
+                                      status: Self.limitReached)
+        } else {
+            TerminalGuard.armDeadline(seconds: left, conversation: "\nThe session's time is up. Nothing was saved.\n", status: Self.limitReached)
+        }
+        defer { TerminalGuard.disarmDeadline() }
+        return read()
+    }
+
+    private func end(_ line: String) -> Never {
+        TerminalGuard.restore()
+        IO.write("\n" + line + "\n", to: 2)
+        exit(Self.limitReached)
+    }
+}

@@ -1,0 +1,75 @@
+import Glibc
+import Testing
+
+/// `signup --public`, a stranger's sign-up: every wait and every count the person controls ends,
+/// with one line, exit 75, nothing stored, and the terminal as it was.
+@Suite struct PublicSessionTests {
+    /// signup under `sh`, which then prints the exit status and the terminal's mode.
+    private static func start(_ arguments: String, scratch: ScratchFolder) throws -> PseudoTerminal {
+        try PseudoTerminal(
+            executable: "/bin/sh",
+            arguments: ["-c", "\"$0\" --public --db \"$1\" \(arguments); echo \"status=$?\"; stty -a", signupBinary, scratch.database],
+            environment: PseudoTerminal.environment(["HOME": scratch.path]))
+    }
+
+    private static func expectEndedWithNothingStored(_ terminal: PseudoTerminal, _ line: String, scratch: ScratchFolder) throws {
+        try terminal.expect(line, timeout: 15)
+        try terminal.expect("status=75", timeout: 10)
+        _ = try terminal.wait(timeout: 10)
+        let text = terminal.text()
+        #expect(text.contains(" echo ") && text.contains(" icanon "), "the terminal was not put back: \(text)")
+        #expect(try scratch.storedEmails().isEmpty)
+    }
+
+    @Test func aQuestionLeftUnansweredEndsTheSession() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.start("--idle-timeout 2", scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        try Self.expectEndedWithNothingStored(terminal, "No answer for 2 s: the session ends. Nothing was saved.", scratch: scratch)
+    }
+
+    @Test func theSessionEndsAtItsLimitWhateverIsTyped() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.start("--idle-timeout 60 --session-limit 3", scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        try terminal.send("slow@example.com\r")
+        try terminal.expect("Password: ", timeout: 10)
+        try terminal.send("Quartz-Lan")  // still typing when the time is up
+        try Self.expectEndedWithNothingStored(terminal, "The session's time is up. Nothing was saved.", scratch: scratch)
+        #expect(!terminal.transcript.containsBytes("Quartz".utf8))
+    }
+
+    @Test func aFieldAnsweredTooOftenEndsTheSession() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.start("", scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        try terminal.send("many@example.com\r")
+        for _ in 1...5 {
+            try terminal.expect("Password: ", timeout: 10)
+            try terminal.send("short\r")
+        }
+        try Self.expectEndedWithNothingStored(terminal, "Too many attempts at one answer: the session ends. Nothing was saved.", scratch: scratch)
+    }
+
+    /// No job control: Ctrl-Z neither stops signup nor returns to a shell; the sign-up goes on.
+    @Test func ctrlZDoesNothing() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.start("", scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        try terminal.send("\u{1A}")
+        try terminal.send("calm@example.com\r")
+        try terminal.expect("Password: ", timeout: 10)
+        try terminal.send("\u{1A}Quartz-Lantern-58\r")
+        try terminal.expect("Confirm password: ", timeout: 10)
+        try terminal.send("Quartz-Lantern-58\r")
+        try terminal.expect("[Y/n/e] ", timeout: 10)
+        try terminal.send("y\r")
+        try terminal.expect("status=0", timeout: 20)
+        #expect(!terminal.text().contains("Stopped"))
+        #expect(try scratch.storedEmails() == ["calm@example.com"])
+    }
+}

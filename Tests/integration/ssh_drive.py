@@ -1,0 +1,93 @@
+"""Drives `signup --public` through the real ssh client, as a stranger would (used by ssh.sh).
+
+usage: ssh_drive.py PORT KEY DB MODE [N]; prints one line per check, "FAIL …" for a failure.
+"""
+import os, pty, random, re, select, signal, struct, subprocess, sys, termios, time, fcntl
+
+port, key, db, mode = sys.argv[1:5]
+count = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+SSH = ["ssh", "-tt", "-q", "-i", key, "-p", port, "-o", "StrictHostKeyChecking=no",
+       "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", "root@127.0.0.1"]
+PASSWORD = b"Quartz-Lantern-58"
+
+
+def spawn(rows, cols):
+    pid, fd = pty.fork()
+    if pid == 0:
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        os.execvpe("ssh", SSH, dict(os.environ, TERM="xterm"))
+    return pid, fd
+
+
+def read_until(fd, needle, timeout=20):
+    out, end = b"", time.time() + timeout
+    while time.time() < end and needle not in out:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                out += os.read(fd, 65536)
+            except OSError:
+                break
+    return out
+
+
+def signup_processes():
+    out = subprocess.run(["pgrep", "-f", f"signup --public .*{re.escape(db)}"], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def rss_kib(pid):
+    try:
+        return int(re.search(r"VmHWM:\s+(\d+)", open(f"/proc/{pid}/status").read()).group(1))
+    except (OSError, AttributeError):
+        return 0
+
+
+def sign_up(fd, email, asked=False):
+    seen = b"" if asked else read_until(fd, b"Email: ")
+    os.write(fd, email.encode() + b"\r")
+    seen += read_until(fd, b"Password: ")
+    os.write(fd, PASSWORD + b"\r")
+    seen += read_until(fd, b"Confirm password: ")
+    os.write(fd, PASSWORD + b"\r")
+    seen += read_until(fd, b"[Y/n/e] ")
+    os.write(fd, b"y\r")
+    return seen
+
+
+def status(pid):
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+if mode == "tty":
+    # A sign-up at a terminal, in a window of 65535 x 65535 grown again mid-session.
+    pid, fd = spawn(65535, 65535)
+    seen = read_until(fd, b"Email: ")
+    peak = max([rss_kib(p) for p in signup_processes()] or [0])
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 65535, 65535, 0, 0))
+    seen += sign_up(fd, "tty@example.com", asked=True) + read_until(fd, b"Account created")
+    code = status(pid)
+    print(f"tty: exit {code}, peak {peak} KiB at the first prompt in a 65535x65535 window")
+    if code != 0 or b"Account created" not in seen: print("FAIL tty: no account created")
+    if PASSWORD in seen: print("FAIL tty: the password was shown")
+    if not 0 < peak < 100 * 1024: print("FAIL tty: memory at the first prompt")
+elif mode == "many":
+    # Sessions that sit at Email: until the idle timeout ends them.
+    sessions = [spawn(65535, 65535) if i % 2 else spawn(24, 80) for i in range(count)]
+    waiting = sum(b"Email: " in read_until(fd, b"Email: ") for _, fd in sessions)
+    sizes = [rss_kib(p) for p in signup_processes()]
+    codes = sorted({status(pid) for pid, _ in sessions})
+    print(f"many: {count} clients, {waiting} at Email:, peak {max(sizes or [0])} KiB each at most, exit codes {codes}")
+    if not sizes or max(sizes) > 100 * 1024: print("FAIL many: memory per session")
+    if 75 not in codes or set(codes) - {75, 255}: print("FAIL many: sessions did not end at the idle timeout")
+    if signup_processes(): print("FAIL many: signup processes left")
+elif mode == "hangup":
+    # The client vanishes at a random moment after the answer to the review (mid-hash, mid-commit).
+    for i in range(count):
+        pid, fd = spawn(24, 80)
+        sign_up(fd, f"hup{i}@example.com")
+        time.sleep(random.uniform(0, 0.25))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    time.sleep(2)
+    if signup_processes(): print("FAIL hangup: signup processes left")
