@@ -4,7 +4,7 @@ extension Rule {
     /// Greek, Cyrillic, Armenian or Cherokee: `admіn@example.com` with a Cyrillic `і` looks
     /// exactly like `admin@example.com`. Each script alone, and each with digits and any other
     /// script (Han, Arabic, …), passes.
-    public static func oneLookalikeScriptPerPart(message: String = "Use letters of one alphabet in each part of the address: mixed alphabets make it look like another one") -> Rule {
+    public static func oneLookalikeScriptPerPart(message: String = Translation.english("Use letters of one alphabet in each part of the address: mixed alphabets make it look like another one")) -> Rule {
         custom("mixedScripts", message: message) { value, _ in
             EmailLookalike.parts(of: value).allSatisfy { part in
                 Set(part.unicodeScalars.compactMap(EmailLookalike.Script.init)).count <= 1
@@ -14,7 +14,7 @@ extension Rule {
 
     /// Fails with `stackedMarks` when a character carries more than ``EmailLookalike/maximumMarks``
     /// combining marks (31 stacked U+0301 hide the letters around them).
-    public static func noStackedMarks(message: String = "Use at most \(EmailLookalike.maximumMarks) accents on one letter") -> Rule {
+    public static func noStackedMarks(message: String = Translation.english("Use at most {count} accents on one letter", ["count": "\(EmailLookalike.maximumMarks)"])) -> Rule {
         custom("stackedMarks", message: message) { value, _ in
             var marks = 0
             for scalar in value.unicodeScalars {

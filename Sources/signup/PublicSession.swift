@@ -40,24 +40,26 @@ final class PublicSession {
         prompts += 1
         if case .field(let name) = prompt.question {
             attempts[name, default: 0] += 1
-            if attempts[name]! > Self.attemptsPerField { end("Too many attempts at one answer: the session ends. Nothing was saved.") }
+            if attempts[name]! > Self.attemptsPerField { end(Translation.english("Too many attempts at one answer: the session ends. Nothing was saved.")) }
         }
-        if prompts > Self.promptsPerSession { end("Too many answers: the session ends. Nothing was saved.") }
+        if prompts > Self.promptsPerSession { end(Translation.english("Too many answers: the session ends. Nothing was saved.")) }
         let left = sessionSeconds - (IO.monotonicSeconds() - started)
-        if left <= 0 { end("The session's time is up. Nothing was saved.") }
+        if left <= 0 { end(Self.timeIsUp) }
         if idleSeconds < left {
-            TerminalGuard.armDeadline(seconds: idleSeconds, conversation: "\nNo answer for \(idleSeconds) s: the session ends. Nothing was saved.\n",
+            TerminalGuard.armDeadline(seconds: idleSeconds, conversation: "\n" + Translation.signup(Translation.english("No answer for {seconds} s: the session ends. Nothing was saved.", ["seconds": "\(idleSeconds)"])) + "\n",
                                       status: Self.limitReached)
         } else {
-            TerminalGuard.armDeadline(seconds: left, conversation: "\nThe session's time is up. Nothing was saved.\n", status: Self.limitReached)
+            TerminalGuard.armDeadline(seconds: left, conversation: "\n" + Translation.signup(Self.timeIsUp) + "\n", status: Self.limitReached)
         }
         defer { TerminalGuard.disarmDeadline() }
         return read()
     }
 
+    private static var timeIsUp: String { Translation.english("The session's time is up. Nothing was saved.") }
+
     private func end(_ line: String) -> Never {
         TerminalGuard.restore()
-        IO.write("\n" + line + "\n", to: 2)
+        IO.write("\n" + Translation.signup(line) + "\n", to: 2)
         exit(Self.limitReached)
     }
 }
