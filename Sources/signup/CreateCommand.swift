@@ -49,17 +49,30 @@ struct CreateOptions: ParsableArguments {
     @Option(help: ArgumentHelp("With --public: seconds for the whole session (default 600).", valueName: "seconds"))
     var sessionLimit: Int?
 
+    @Option(help: ArgumentHelp("With --public: accounts one client address may create per --limit-window (default 3).", valueName: "n"))
+    var limitPerClient: Int?
+
+    @Option(help: ArgumentHelp("With --public: accounts all strangers together may create per --limit-window (default 30).", valueName: "n"))
+    var limitOverall: Int?
+
+    @Option(help: ArgumentHelp("With --public: the window of both limits, in seconds (default 3600).", valueName: "seconds"))
+    var limitWindow: Int?
+
     func run() throws {
-        if !`public` && (idleTimeout != nil || sessionLimit != nil) {
-            throw UsageError("--idle-timeout and --session-limit go with --public")
+        let limits = [idleTimeout, sessionLimit, limitPerClient, limitOverall, limitWindow]
+        if !`public` && limits.contains(where: { $0 != nil }) {
+            throw UsageError("--idle-timeout, --session-limit and the --limit- options go with --public")
         }
-        if (idleTimeout ?? 1) < 1 || (sessionLimit ?? 1) < 1 {
-            throw UsageError("--idle-timeout and --session-limit take a number of seconds of at least 1")
+        if limits.contains(where: { ($0 ?? 1) < 1 || ($0 ?? 1) > 1_000_000_000 }) {
+            throw UsageError("--idle-timeout, --session-limit and the --limit- options take a whole number from 1 to 1000000000")
         }
         var run = password.run
         run.email = email
         run.dryRun = dryRun
-        run.publicSession = `public` ? PublicSession(idleSeconds: idleTimeout ?? 60, sessionSeconds: sessionLimit ?? 600) : nil
+        run.publicSession = `public` ? PublicSession(
+            idleSeconds: idleTimeout ?? 60, sessionSeconds: sessionLimit ?? 600,
+            limits: SignupLimits(windowSeconds: limitWindow ?? 3600, perClient: limitPerClient ?? 3, overall: limitOverall ?? 30)
+        ) : nil
         try run.run()
     }
 }
@@ -235,18 +248,23 @@ struct CreateRun {
         let translation = options.translation
         let answer: (Prompt, () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> = sharedLine?.intercept ?? { $1() }
         let publicSession = publicSession
+        let publicSignup = publicSession.map { (origin: PublicSession.clientAddress(), limits: $0.limits) }
         let outcome = runner.run(&wizard, intercept: { prompt, read in
             guard let publicSession else { return answer(prompt, read) }
             return publicSession.read(prompt) { answer(prompt, read) }
         }) { form in
             let submission = SignupForm.submission(from: form, strength: estimator)
             if changes { return Self.changePassword(submission, at: location, costs: passwordPolicy.argon2) }
-            return Self.store(submission, at: location, dryRun: dryRun, costs: passwordPolicy.argon2,
+            return Self.store(submission, at: location, dryRun: dryRun, costs: passwordPolicy.argon2, public: publicSignup,
                               waiting: { if !quiet { IO.write(translation($0) + "\n", to: 2) } })
         }
         runner.close()
         if interactive { TerminalGuard.restore() }
         let status = report.show(outcome)
+        if publicSession != nil, case .succeeded = outcome, !dryRun {
+            // A stranger's account waits for an administrator (signup list --state pending, signup enable).
+            IO.write(translation(Translation.english("An administrator must enable the account before you can sign in.")) + "\n", to: 2)
+        }
         if changes, case .invalid(let errors) = outcome, errors.contains(SignupForm.emailUnknown) {
             throw ExitCode(ExitStatus.noAccount)
         }
@@ -292,6 +310,7 @@ struct CreateRun {
 
     /// Hashes and stores one submission; a dry run rehearses the write (a taken email, a store that would refuse it).
     static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool, costs: PasswordPolicy.Argon2Costs = .standard,
+                      public publicSignup: (origin: String, limits: SignupLimits)? = nil,
                       waiting: @escaping @Sendable (String) -> Void = { _ in }) -> SubmitResult<CreatedAccount> {
         do throws(StoreError) {
             let hash = try PasswordHasher.hash(submission.password, costs: costs)
@@ -308,8 +327,15 @@ struct CreateRun {
                 // Until only the commit is left (the write lock is ours) a signal cancels: nothing is
                 // stored. From then on it must not make the exit code lie: a committed account is
                 // reported as created; a signal held back during a write that failed ends the process after it.
-                let account = try location.openForWriting().create(
-                    email: submission.email, passwordHash: hash, at: Date(), whenLocked: TerminalGuard.holdSignals)
+                let store = try location.openForWriting()
+                // A stranger's account waits for an administrator, within the limits of its origin.
+                let account: Account
+                if let (origin, limits) = publicSignup {
+                    account = try store.createPending(email: submission.email, passwordHash: hash, at: Date(), origin: origin, limits: limits,
+                                                      whenLocked: TerminalGuard.holdSignals)
+                } else {
+                    account = try store.create(email: submission.email, passwordHash: hash, at: Date(), whenLocked: TerminalGuard.holdSignals)
+                }
                 return .succeeded(submission.created(id: account.id))
             } catch {
                 TerminalGuard.releaseSignals()
@@ -318,7 +344,8 @@ struct CreateRun {
         } catch {
             switch error {
             case .emailTaken: return .rejected([SignupForm.emailTaken])
-            case .noAccount, .unavailable, .limitReached: return .unavailable(reason: error.description)
+            case .noAccount, .unavailable: return .unavailable(reason: error.description)
+            case .limitReached(let reason): PublicSession.end(reason)  // a public session's limit: one line, exit 75
             }
         }
     }

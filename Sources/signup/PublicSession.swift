@@ -1,3 +1,4 @@
+import AccountStore
 import Glibc
 import SignupCore
 import WizardTerminal
@@ -18,13 +19,28 @@ final class PublicSession {
 
     let idleSeconds: Int
     let sessionSeconds: Int
+    /// How many accounts strangers may create, counted in the store.
+    let limits: SignupLimits
     private let started = IO.monotonicSeconds()
     private var attempts: [String: Int] = [:]
     private var prompts = 0
 
-    init(idleSeconds: Int, sessionSeconds: Int) {
+    init(idleSeconds: Int, sessionSeconds: Int, limits: SignupLimits = SignupLimits()) {
         self.idleSeconds = idleSeconds
         self.sessionSeconds = sessionSeconds
+        self.limits = limits
+    }
+
+    /// The client's address: the first word of `SSH_CONNECTION` (else `SSH_CLIENT`), as sshd sets
+    /// it for a forced command (the client cannot: sshd sets these after `AcceptEnv`); `local`
+    /// without either. At most 64 bytes of letters, digits, `.` and `:` (an IPv4 or IPv6
+    /// address); anything else counts as `unknown`, one origin for every such client.
+    static func clientAddress(environment: [String: String] = IO.environment()) -> String {
+        guard let value = environment["SSH_CONNECTION"] ?? environment["SSH_CLIENT"] else { return "local" }
+        let address = value.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
+        let allowed = address.utf8.allSatisfy { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: ":") || (0x30...0x39).contains($0)
+            || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) }
+        return !address.isEmpty && address.utf8.count <= 64 && allowed ? address : "unknown"
     }
 
     /// Stops job control for the run: Ctrl-Z (and SIGTSTP from anyone) does nothing. Call before
@@ -40,11 +56,11 @@ final class PublicSession {
         prompts += 1
         if case .field(let name) = prompt.question {
             attempts[name, default: 0] += 1
-            if attempts[name]! > Self.attemptsPerField { end(Translation.english("Too many attempts at one answer: the session ends. Nothing was saved.")) }
+            if attempts[name]! > Self.attemptsPerField { Self.end(Translation.english("Too many attempts at one answer: the session ends. Nothing was saved.")) }
         }
-        if prompts > Self.promptsPerSession { end(Translation.english("Too many answers: the session ends. Nothing was saved.")) }
+        if prompts > Self.promptsPerSession { Self.end(Translation.english("Too many answers: the session ends. Nothing was saved.")) }
         let left = sessionSeconds - (IO.monotonicSeconds() - started)
-        if left <= 0 { end(Self.timeIsUp) }
+        if left <= 0 { Self.end(Self.timeIsUp) }
         if idleSeconds < left {
             TerminalGuard.armDeadline(seconds: idleSeconds, conversation: "\n" + Translation.signup(Translation.english("No answer for {seconds} s: the session ends. Nothing was saved.", ["seconds": "\(idleSeconds)"])) + "\n",
                                       status: Self.limitReached)
@@ -57,7 +73,9 @@ final class PublicSession {
 
     private static var timeIsUp: String { Translation.english("The session's time is up. Nothing was saved.") }
 
-    private func end(_ line: String) -> Never {
+    /// Ends the session for a limit: the terminal restored, `line` (translated) on standard
+    /// error, exit 75 with nothing stored.
+    static func end(_ line: String) -> Never {
         TerminalGuard.restore()
         IO.write("\n" + Translation.signup(line) + "\n", to: 2)
         exit(Self.limitReached)

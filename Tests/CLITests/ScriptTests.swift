@@ -353,6 +353,31 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.db))
     }
 
+    /// A stranger's account is pending, and one client's sign-ups stop at its limit, counted in the
+    /// store across processes; another client still gets its own.
+    @Test func publicAccountsArePendingWithinTheirClientsLimit() {
+        let box = Sandbox()
+        func signUp(_ email: String, from client: String) -> Run {
+            box.run(["--public", "--limit-per-client", "2", "--db", box.db],
+                    input: lines("\(email)\n\(goodPassword)\n\(goodPassword)\n"), environment: ["SSH_CONNECTION": "\(client) 50000 127.0.0.1 22"])
+        }
+        #expect(signUp("a1@example.com", from: "192.0.2.1").status == 0)
+        let second = signUp("a2@example.com", from: "192.0.2.1")
+        #expect(second.status == 0 && second.stderr.contains("An administrator must enable the account"), "\(second.stderr)")
+        let third = signUp("a3@example.com", from: "192.0.2.1")
+        #expect(third.status == 75, "\(third.stderr)")
+        #expect(third.stderr.contains("too many accounts were created from your address recently"))
+        #expect(!third.stderr.contains("192.0.2.1"))
+        #expect(signUp("b1@example.com", from: "198.51.100.7").status == 0)
+        let pending = box.run(["list", "--state", "pending", "--db", box.db])
+        #expect(pending.stdout.components(separatedBy: "\n").filter { $0.contains("@example.com") }.count == 3, "\(pending.stdout)")
+        #expect(!pending.stdout.contains("a3@example.com"))
+        // Pending accounts cannot sign in until enabled.
+        #expect(box.run(["verify", "a1@example.com", "--db", box.db], input: lines(goodPassword + "\n")).status == 77)
+        #expect(box.run(["enable", "a1@example.com", "--db", box.db]).status == 0)
+        #expect(box.run(["verify", "a1@example.com", "--db", box.db], input: lines(goodPassword + "\n")).status == 0)
+    }
+
     @Test func limitsGoWithPublicOnly() {
         let box = Sandbox()
         #expect(box.run(["--idle-timeout", "5", "--db", box.db], input: lines(answers)).status == 64)
