@@ -19,6 +19,10 @@ db="$tmp/db/accounts.sqlite"
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/host_key"
 ssh-keygen -q -t ed25519 -N '' -f "$tmp/client_key"
 cp "$tmp/client_key.pub" "$tmp/authorized_keys"
+# The checks below come from one address (127.0.0.1): the limits of accounts per client are
+# lifted for them, and checked at the end with a configuration of their own.
+write_config() {  # write_config LIMITS DATABASE
+LIMITS="$1" db="$2"
 cat >"$tmp/sshd_config" <<CONFIG
 Port $port
 ListenAddress 127.0.0.1
@@ -33,7 +37,7 @@ StrictModes no
 MaxStartups 30:30:60
 LoginGraceTime 20
 Match User root
-    ForceCommand $SIGNUP_BIN --public --idle-timeout 4 --session-limit 60 --db $db
+    ForceCommand $SIGNUP_BIN --public --idle-timeout 4 --session-limit 60 $LIMITS --db $db
     PermitTTY yes
     AllowTcpForwarding no
     AllowStreamLocalForwarding no
@@ -45,8 +49,14 @@ Match User root
     ClientAliveInterval 15
     ClientAliveCountMax 2
 CONFIG
-/usr/sbin/sshd -f "$tmp/sshd_config" -E "$tmp/sshd.log"
-for _ in $(seq 50); do [ -s "$tmp/sshd.pid" ] && break; sleep 0.1; done
+}
+start_sshd() {
+    rm -f "$tmp/sshd.pid"
+    /usr/sbin/sshd -f "$tmp/sshd_config" -E "$tmp/sshd.log"
+    for _ in $(seq 50); do [ -s "$tmp/sshd.pid" ] && break; sleep 0.1; done
+}
+write_config "--limit-per-client 1000 --limit-overall 1000" "$db"
+start_sshd
 
 failures=0
 fail() { echo "ssh: FAIL $*"; failures=$((failures + 1)); }
@@ -76,6 +86,8 @@ drive hangup 12
 whole=0
 for i in $(seq 0 11); do
     if [ "$(rows "hup$i@example.com")" -eq 1 ]; then
+        # A stranger's account is pending: enabled here so that verify checks its hash.
+        "$SIGNUP_BIN" enable "hup$i@example.com" --db "$db" >/dev/null
         printf 'Quartz-Lantern-58\n' | "$SIGNUP_BIN" verify "hup$i@example.com" --db "$db" 2>/dev/null \
             && whole=$((whole + 1)) || fail "disconnect $i: a row that does not verify"
     else
@@ -84,5 +96,25 @@ for i in $(seq 0 11); do
 done
 echo "hangup: 12 disconnects at random moments after the review, $whole of 12 left a whole row or none"
 [ "$(sqlite3 "$db" 'PRAGMA integrity_check' 2>/dev/null || echo ok)" = ok ] || fail "database integrity"
+
+
+# The limit of accounts per client, counted in the store: 8 concurrent clients from one address,
+# a limit of 3 per client: exactly 3 accounts, pending; the others end with exit 75 and a line.
+kill "$(cat "$tmp/sshd.pid")"; sleep 0.3
+limited="$tmp/db/limited.sqlite"
+write_config "--limit-per-client 3 --limit-overall 100" "$limited"
+start_sshd
+for i in $(seq 0 7); do
+    ( printf 'rate%s@example.com\nQuartz-Lantern-58\nQuartz-Lantern-58\n' "$i" | ssh_t >"$tmp/rate$i.out" 2>&1 && s=0 || s=$?
+      echo "$s" >"$tmp/rate$i.status" ) &
+done
+wait
+created=$("$SIGNUP_BIN" list --state pending --db "$limited" | grep -c '@example.com' || true)
+refused=0
+for i in $(seq 0 7); do
+    if [ "$(cat "$tmp/rate$i.status")" = 75 ] && grep -q "too many accounts were created from your address" "$tmp/rate$i.out"; then refused=$((refused + 1)); fi
+done
+echo "rate limit: 8 concurrent clients from one address, limit 3: $created created (pending), $refused refused with exit 75"
+[ "$created" -eq 3 ] && [ "$refused" -eq 5 ] || fail "rate limit: $created created, $refused refused"
 
 [ "$failures" -eq 0 ] && echo "ssh: all checks passed" || exit 1
