@@ -66,7 +66,7 @@ public final class PostgresStore: AccountBackend {
     public func create(
         email: String, passwordHash: PasswordHash, at date: Date, state: AccountState, whenLocked: () -> Void
     ) throws(StoreError) -> Account {
-        try insert(email: email, passwordHash: passwordHash, at: date, state: state, public: nil, whenLocked: whenLocked)
+        try insert(email: email, passwordHash: passwordHash, at: date, state: state, publicSignup: nil, whenLocked: whenLocked)
     }
 
     /// Stores a public sign-up's account, pending, if `limits` allow one more from `origin`
@@ -76,7 +76,7 @@ public final class PostgresStore: AccountBackend {
     public func createPending(
         email: String, passwordHash: PasswordHash, at date: Date, origin: String, limits: SignupLimits, whenLocked: () -> Void
     ) throws(StoreError) -> Account {
-        try insert(email: email, passwordHash: passwordHash, at: date, state: .pending, public: (origin, limits), whenLocked: whenLocked)
+        try insert(email: email, passwordHash: passwordHash, at: date, state: .pending, publicSignup: (origin, limits), whenLocked: whenLocked)
     }
 
     /// The lock public sign-ups take for their count and insert ("signup-p" in ASCII).
@@ -84,7 +84,7 @@ public final class PostgresStore: AccountBackend {
 
     private func insert(
         email: String, passwordHash: PasswordHash, at date: Date, state: AccountState,
-        public publicSignup: (origin: String, limits: SignupLimits)?, whenLocked: () -> Void
+        publicSignup: (origin: String, limits: SignupLimits)?, whenLocked: () -> Void
     ) throws(StoreError) -> Account {
         let email = AccountStore.normalized(email)
         let key = AccountStore.key(forEmail: email)
