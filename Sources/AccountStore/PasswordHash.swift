@@ -1,3 +1,5 @@
+import SignupCore
+
 /// An Argon2id PHC string signup can store and check: the only thing a store accepts as a password hash.
 ///
 /// There are two ways to make one: ``PasswordHasher/hash(_:)``, or ``init(parsing:)`` on a
@@ -31,6 +33,12 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible, CustomD
     init(phc: String, costs: PasswordHasher.Costs) {
         self.phc = phc
         self.costs = costs
+    }
+
+    /// Whether checking a password against it costs no more than `costs` (memory, passes and
+    /// lanes each): how an import refuses a hash that would make every check of it expensive.
+    public func costsAtMost(_ costs: PasswordPolicy.Argon2Costs) -> Bool {
+        self.costs.memoryKiB <= costs.memoryKiB && self.costs.iterations <= costs.iterations && self.costs.parallelism <= costs.parallelism
     }
 
     /// `Argon2id hash (m=19456, t=2, p=1)`: never the salt or the hash.

@@ -50,10 +50,10 @@ public enum SignupForm {
 
     /// The texts of `signup passwd`'s conversation for the account of `email` (shown as given: make it visible first).
     public static func passwordChangeTexts(email: String) -> WizardTexts {
-        var texts = WizardTexts(banner: "Change the password for \(email) (Ctrl-C to cancel)")
-        texts.reviewQuestion = "Change the password? [Y/n/e] "
-        texts.reviewHelp = "Answer y to change the password, n to cancel, or e to change an answer."
-        texts.unavailable = { "The password could not be changed: \($0)." }
+        var texts = WizardTexts(banner: Translation.english("Change the password for {email} (Ctrl-C to cancel)", ["email": email]))
+        texts.reviewQuestion = Translation.english("Change the password? [Y/n/e] ")
+        texts.reviewHelp = Translation.english("Answer y to change the password, n to cancel, or e to change an answer.")
+        texts.unavailable = { Translation.english("The password could not be changed: {reason}.", ["reason": $0]) }
         return texts
     }
 

@@ -244,7 +244,7 @@ struct CreateRun {
             texts: changing.map { SignupForm.passwordChangeTexts(email: VisibleText.of(SignupForm.normalizeEmail($0))) } ?? SignupForm.texts
         )
         let quiet = quiet
-        let changes = changing != nil
+        let changing = changing
         let translation = options.translation
         let answer: (Prompt, () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> = sharedLine?.intercept ?? { $1() }
         let publicSession = publicSession
@@ -254,7 +254,14 @@ struct CreateRun {
             return publicSession.read(prompt) { answer(prompt, read) }
         }) { form in
             let submission = SignupForm.submission(from: form, strength: estimator)
-            if changes { return Self.changePassword(submission, at: location, costs: passwordPolicy.argon2) }
+            if let changing {
+                // passwd EMAIL changes EMAIL's password only, whatever the review's edit made of the field.
+                guard AccountStore.key(forEmail: submission.email) == AccountStore.key(forEmail: SignupForm.normalizeEmail(changing)) else {
+                    return .rejected([FieldError(field: SignupForm.email, code: "email.notThisAccount", message: Translation.english(
+                        "This changes the password of {email} only: enter that address", ["email": VisibleText.of(SignupForm.normalizeEmail(changing))]))])
+                }
+                return Self.changePassword(submission, at: location, costs: passwordPolicy.argon2)
+            }
             return Self.store(submission, at: location, dryRun: dryRun, costs: passwordPolicy.argon2, public: publicSignup,
                               waiting: { if !quiet { IO.write(translation($0) + "\n", to: 2) } })
         }
@@ -265,7 +272,7 @@ struct CreateRun {
             // A stranger's account waits for an administrator (signup list --state pending, signup enable).
             IO.write(translation(Translation.english("An administrator must enable the account before you can sign in.")) + "\n", to: 2)
         }
-        if changes, case .invalid(let errors) = outcome, errors.contains(SignupForm.emailUnknown) {
+        if changing != nil, case .invalid(let errors) = outcome, errors.contains(SignupForm.emailUnknown) {
             throw ExitCode(ExitStatus.noAccount)
         }
         throw ExitCode(status)

@@ -131,10 +131,15 @@ enum IO {
         return .failure(.tooLarge)
     }
 
+    /// Whether standard input was closed when the program started (it is `/dev/null` since):
+    /// no input at all, which a command that reads one file from it reports as such.
+    nonisolated(unsafe) static var standardInputWasClosed = false
+
     /// Opens `/dev/null` on each of descriptors 0, 1 and 2 that is closed, so that no pipe or
     /// file the program opens later becomes "standard input" (`signup <&-` read its own
     /// signal pipe forever). Read-only: writing to a closed standard output still fails.
     static func reserveStandardDescriptors() {
+        standardInputWasClosed = !isOpen(0)
         for fd in Int32(0)...2 where !isOpen(fd) {
             let null = Glibc.open("/dev/null", O_RDONLY)
             if null >= 0 && null != fd {

@@ -51,6 +51,11 @@ struct ImportCommand: ParsableCommand {
         let fd: Int32
         if file == "-" {
             fd = 0
+            // A closed standard input is no input at all, not an empty file.
+            guard !IO.standardInputWasClosed else {
+                IO.write("error: " + Translation.signup(Translation.english("cannot read the file to import: {reason}", ["reason": String(cString: strerror(EBADF))])) + "\n", to: 2)
+                throw ExitCode(ExitStatus.incomplete)
+            }
         } else {
             fd = IO.open(Array(file.utf8), O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
@@ -61,7 +66,15 @@ struct ImportCommand: ParsableCommand {
         let progress = isTerminal(2) && !json
         var run = ImportRun(location: location, policy: passwordPolicy, update: update, dryRun: dryRun,
                             progress: progress, total: progress ? Self.lineCount(fd) : nil)
-        let summary = try run.importing(from: LineInput(fd: fd))
+        // Rows typed or pasted at a terminal hold passwords: the terminal echoes none of them
+        // (as for every secret read without a masked prompt), and a signal puts its mode back.
+        let summary: ImportSummary
+        if isTerminal(fd) {
+            TerminalGuard.install()
+            summary = try withEchoOff(fd) { Result { try run.importing(from: LineInput(fd: fd)) } }.get()
+        } else {
+            summary = try run.importing(from: LineInput(fd: fd))
+        }
         summary.show(json: json, dryRun: dryRun)
         if let failure = IO.outputFailure {
             IO.write("error: " + Translation.signup(Translation.english("cannot write to standard output: {reason}", ["reason": "\(failure)"])) + "\n", to: 2)
@@ -144,6 +157,13 @@ struct ImportRun {
         self.progress = progress
     }
 
+    /// The most an imported hash may cost: 256 MiB, 16 passes and 16 lanes (argon2-cffi's and
+    /// PHP's defaults fit), or the policy's own costs where they are higher.
+    static func importedCostLimit(_ policy: PasswordPolicy.Argon2Costs) -> PasswordPolicy.Argon2Costs {
+        PasswordPolicy.Argon2Costs(memoryKiB: max(policy.memoryKiB, 262_144), iterations: max(policy.iterations, 16),
+                                   parallelism: max(policy.parallelism, 16))
+    }
+
     /// One row that passed its checks: a password to hash, or a hash to store as it is.
     struct Row {
         var line: Int
@@ -191,7 +211,10 @@ struct ImportRun {
         var row = Row(line: line, email: email)
         if isHash {
             do {
-                row.hash = try PasswordHash(parsing: secret)
+                let hash = try PasswordHash(parsing: secret)
+                // A hash may come from another system's costs, but not one that makes every later
+                // check of it (verify, Dovecot, a guesser's) take a gigabyte or seconds.
+                if hash.costsAtMost(Self.importedCostLimit(policy.argon2)) { row.hash = hash } else { codes.append("password_hash.tooCostly") }
             } catch {
                 codes.append("password_hash.invalid")
             }
@@ -211,7 +234,12 @@ struct ImportRun {
 
     private mutating func reject(line: Int, email: String?, codes: [String]) {
         summary.rejected += 1
-        let shown = email.map { " \(VisibleText.of($0))" } ?? ""
+        // A row split at the wrong delimiter (a tab, a semicolon) puts its password into the
+        // "email": an invalid address holding white space, a control character or another
+        // delimiter is not shown, so that part of a password never reaches the screen or a log.
+        let mayHoldMore = codes.contains { $0.hasPrefix("email.") }
+            && (email ?? "").unicodeScalars.contains { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F || ";|".unicodeScalars.contains($0) }
+        let shown = mayHoldMore ? " " + Translation.signup(Translation.english("(the email is not shown: it may hold more of the row)")) : email.map { " \(VisibleText.of($0))" } ?? ""
         IO.write((progress ? "\r" : "") + Translation.signup(Translation.english("line {line}{email}: {codes}", ["line": "\(line)", "email": shown, "codes": codes.joined(separator: ", ")])) + "\n", to: 2)
     }
 

@@ -68,7 +68,14 @@ struct ListCommand: ParsableCommand {
         output.flush()
         try output.finish()
         if count == 0 && !json {
-            IO.write(state.map { "No \($0.rawValue) accounts in \(location.visible)\n" } ?? "No accounts in \(location.visible)\n", to: 2)
+            let place = ["place": location.visible]
+            let line = switch state {
+            case .active: Translation.english("No active accounts in {place}", place)
+            case .disabled: Translation.english("No disabled accounts in {place}", place)
+            case .pending: Translation.english("No pending accounts in {place}", place)
+            case nil: Translation.english("No accounts in {place}", place)
+            }
+            IO.write(Translation.signup(line) + "\n", to: 2)
         }
     }
 
@@ -84,8 +91,9 @@ struct ListCommand: ParsableCommand {
         }
         IO.write(json ? JSONText.object([("old_hashes", count)]) + "\n" : "\(count)\n", to: 1)
         if !json {
-            IO.write("accounts whose hash has weaker costs than m=\(costs.memoryKiB), t=\(costs.iterations), p=\(costs.parallelism); "
-                + "each is upgraded when its password is next verified\n", to: 2)
+            IO.write(Translation.signup(Translation.english(
+                "accounts whose hash has weaker costs than m={memory}, t={passes}, p={lanes}; each is upgraded when its password is next verified",
+                ["memory": "\(costs.memoryKiB)", "passes": "\(costs.iterations)", "lanes": "\(costs.parallelism)"])) + "\n", to: 2)
         }
         if let failure = IO.outputFailure {
             IO.write("error: cannot write to standard output: \(failure)\n", to: 2)

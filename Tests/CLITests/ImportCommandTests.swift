@@ -131,3 +131,36 @@ import Testing
         #expect(box.accounts().compactMap { $0["email"] as? String } == ["d@example.com"])
     }
 }
+
+/// What an outside attack found in `import`: each was a way to create, show or plant what the
+/// documentation says cannot be.
+@Suite struct ImportAttackTests {
+    @Test func aHashThatCostsAGigabyteIsNotImported() {
+        let box = Sandbox()
+        #expect(box.run(["--db", box.db], input: lines("first@example.com\n\(goodPassword)\n\(goodPassword)\n")).status == 0)
+        let costly = "$argon2id$v=19$m=1048576,t=64,p=64$c29tZXNhbHRzb21lc2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g"
+        let fine = "$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHRzb21lc2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g"
+        let file = box.file("hashes.csv", Data("email,password_hash\nh1@example.com,\(costly)\nh2@example.com,\(fine)\n".utf8))
+        let run = box.run(["import", file, "--db", box.db])
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("line 2 h1@example.com: password_hash.tooCostly"), "\(run.stderr)")
+        let listed = box.run(["list", "--db", box.db]).stdout
+        #expect(!listed.contains("h1@example.com") && listed.contains("h2@example.com"))
+    }
+
+    @Test func aRowSplitAtTheWrongDelimiterShowsNoPartOfItsPassword() {
+        let box = Sandbox()
+        #expect(box.run(["--db", box.db], input: lines("first@example.com\n\(goodPassword)\n\(goodPassword)\n")).status == 0)
+        let file = box.file("rows.csv", Data("email,password\nbob4@example.com\tTab-Secret-3,\nbob3@example.com;Semi-Secret,Part-2\n".utf8))
+        let run = box.run(["import", file, "--db", box.db], secrets: ["Tab-Secret", "Semi-Secret"])
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("line 2 (the email is not shown"), "\(run.stderr)")
+    }
+
+    @Test func aClosedStandardInputIsNoInput() {
+        let box = Sandbox()
+        #expect(box.run(["--db", box.db], input: lines("first@example.com\n\(goodPassword)\n\(goodPassword)\n")).status == 0)
+        let run = box.run(["import", "-", "--db", box.db], via: "exec \"$0\" \"$@\" <&-")
+        #expect(run.status == 66, "\(run.stderr)")
+    }
+}
