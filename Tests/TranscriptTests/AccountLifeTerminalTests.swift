@@ -36,6 +36,36 @@ import Testing
         #expect(try !scratch.verify(email: "taken@example.com", password: existingAccountPassword))
     }
 
+    /// An outside attack changed carol's password with `passwd alice@…` by editing the email at
+    /// the review: passwd changes the account it names, whatever the field says.
+    @Test func passwdNeverChangesAnotherAccountThroughTheReview() throws {
+        let scratch = try ScratchFolder()
+        try scratch.createAccount(email: "alice@example.com")
+        try scratch.createAccount(email: "carol@example.com")
+        let terminal = try start(["passwd", "alice@example.com"], scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Password: ")
+        try terminal.send("Harbor-Tulip-Kite-93\r")
+        try terminal.expect("Confirm password: ")
+        try terminal.send("Harbor-Tulip-Kite-93\r")
+        try terminal.expect("Change the password? [Y/n/e] ")
+        try terminal.send("e\r")
+        try terminal.expect("Change which? ")
+        try terminal.send("1\r")
+        try terminal.expect("Email: ")
+        try terminal.send("\u{15}carol@example.com\r")  // Ctrl-U clears the line, then another account
+        try terminal.expect("Change the password? [Y/n/e] ")
+        try terminal.send("y\r")
+        try terminal.expect("This changes the password of alice@example.com only")
+        try terminal.expect("Email: ")
+        try terminal.send("\u{15}alice@example.com\r")
+        try terminal.expect("Change the password? [Y/n/e] ")
+        try terminal.send("y\r")
+        #expect(try terminal.wait() == .exited(0))
+        #expect(try scratch.verify(email: "carol@example.com", password: existingAccountPassword))
+        #expect(try scratch.verify(email: "alice@example.com", password: "Harbor-Tulip-Kite-93"))
+    }
+
     @Test func ctrlCInPasswdChangesNothing() throws {
         let scratch = try ScratchFolder()
         try scratch.createAccount(email: "taken@example.com")
