@@ -25,6 +25,8 @@ public enum SignupForm {
                     .required(message: Translation.english("Enter your email address")), .email(),
                     .noInvisibleCharacters(message: Translation.english("Remove an invisible character: it would make this address look like another one")),
                     .oneLookalikeScriptPerPart(), .noStackedMarks(),
+                    // Fullwidth and mathematical letters (`ａdmin`, `𝐚𝐝𝐦𝐢𝐧`) look like the plain ones.
+                    .noCompatibilityCharacters(message: Translation.english("Use plain letters: a fullwidth or styled letter makes this address look like another one")),
                 ],
                 messages: policy.messages,
                 normalize: normalizeEmail

@@ -335,6 +335,14 @@ enum GuardState {
 
 /// Restores the terminal, ends the open line, says what a SIGINT means, then dies by `sig`.
 private func dieBySignal(_ sig: Int32) {
+    if sig == SIGALRM && GuardState.deadlineStatus.load(ordering: .sequentiallyConsistent) != 0 {
+        // A deadline must end the process even when the terminal takes no output (a client that
+        // pressed Ctrl-S, or stopped reading): the goodbye below may block in write or tcsetattr,
+        // so two seconds from now the default SIGALRM ends the process wherever it is blocked.
+        SignalSafe.setHandler(SIGALRM, nil, flags: 0)
+        SignalSafe.unblock(SIGALRM)
+        Sys.setAlarm(seconds: 2)
+    }
     GuardState.restoreSaved()
     GuardState.endOpenLine()
     if sig == SIGINT {

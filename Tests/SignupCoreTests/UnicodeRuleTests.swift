@@ -87,3 +87,33 @@ import Testing
         }
     }
 }
+
+/// Look-alike addresses an outside attack got past the first rules: styled and fullwidth
+/// letters, other alphabets that copy Latin letters, and strokes through a letter.
+@Suite struct LookalikeEmailTests {
+    func codes(_ email: String) -> [String] {
+        var form = standardForm()
+        form.answer(SignupForm.email, with: email)
+        return form.errors(for: SignupForm.email).map(\.code)
+    }
+
+    @Test(arguments: ["ａdmin@example.com", "𝐚𝐝𝐦𝐢𝐧@example.com", "𝖺admin@example.com", "admin@𝐞𝐱ample.com"])
+    func styledOrFullwidthLettersAreRefused(email: String) {
+        #expect(codes(email).contains("email.compatibilityCharacter"), "\(email)")
+    }
+
+    @Test(arguments: ["ꓮdmin@example.com", "ⲟpen@example.com", "ᑭayment@example.com"])
+    func otherAlphabetsMixedWithLatinAreRefused(email: String) {
+        #expect(codes(email) == ["email.mixedScripts"], "\(email)")
+    }
+
+    @Test(arguments: ["x̶adm@example.com", "a@exa̶mple.com", "a@exa\u{20D2}mple.com"])
+    func aStrokeThroughALetterIsRefused(email: String) {
+        #expect(codes(email).contains("email.stackedMarks"), "\(email)")
+    }
+
+    @Test(arguments: ["josé@bücher.de", "δοκιμή@παράδειγμα.δοκιμή", "ⲙⲟⲩ@example.com", "用户@例子.广告"])
+    func realAddressesStillPass(email: String) {
+        #expect(codes(email).isEmpty, "\(email)")
+    }
+}

@@ -29,6 +29,21 @@ import Testing
         try Self.expectEndedWithNothingStored(terminal, "No answer for 2 s: the session ends. Nothing was saved.", scratch: scratch)
     }
 
+    /// Ctrl-S (XOFF) stops the terminal's output, so the deadline's goodbye could never be
+    /// written: an outside attack held sessions past both limits for as long as it liked. The
+    /// deadline now ends the process even so.
+    @Test func ctrlSCannotHoldTheSessionPastItsDeadline() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try PseudoTerminal(
+            executable: signupBinary, arguments: ["--public", "--idle-timeout", "1", "--db", scratch.database],
+            environment: PseudoTerminal.environment(["HOME": scratch.path]))
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        try terminal.send("\u{13}")  // Ctrl-S: the terminal stops taking output
+        _ = try terminal.wait(timeout: 15)
+        #expect(try scratch.storedEmails().isEmpty)
+    }
+
     @Test func theSessionEndsAtItsLimitWhateverIsTyped() throws {
         let scratch = try ScratchFolder()
         let terminal = try Self.start("--idle-timeout 60 --session-limit 3", scratch: scratch)
