@@ -71,6 +71,13 @@ enum Migrations {
     /// two processes open a new database together the slower one fails with
     /// "table already exists" after the faster one committed. That is success.
     static func migrate(_ writer: any DatabaseWriter) throws {
+        // A damaged file must keep its bytes: a migration that commits before the damage shows
+        // (in a later write) would have changed it. So before the first write of an upgrade, the
+        // whole file is checked once; a file already up to date is not scanned on every open.
+        if try !writer.read(migrator.hasCompletedMigrations) {
+            let verdict = try writer.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            if verdict != ["ok"] { throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "quick_check") }
+        }
         var attempt = 0
         while true {
             do {
