@@ -338,8 +338,10 @@ private func dieBySignal(_ sig: Int32) {
     if sig == SIGALRM && GuardState.deadlineStatus.load(ordering: .sequentiallyConsistent) != 0 {
         // A deadline must end the process even when the terminal takes no output (a client that
         // pressed Ctrl-S, or stopped reading): the goodbye below may block in write or tcsetattr,
-        // so two seconds from now the default SIGALRM ends the process wherever it is blocked.
-        SignalSafe.setHandler(SIGALRM, nil, flags: 0)
+        // so two seconds from now a second SIGALRM exits with the deadline's status wherever the
+        // process is blocked. An exit, not death by the signal: a shell around the forced command
+        // would report "Alarm clock" to the same stopped terminal and block there in turn.
+        SignalSafe.setHandler(SIGALRM, onDeadlineGrace, flags: 0)
         SignalSafe.unblock(SIGALRM)
         Sys.setAlarm(seconds: 2)
     }
@@ -360,6 +362,11 @@ private func dieBySignal(_ sig: Int32) {
 }
 
 // The handlers below call only tcgetattr, tcsetattr, sigaction, pthread_sigmask, raise and write.
+
+/// The deadline's goodbye did not get through in time: exit with its status at once.
+private func onDeadlineGrace(_ sig: Int32) {
+    SignalSafe.exitNow(GuardState.deadlineStatus.load(ordering: .sequentiallyConsistent))
+}
 
 private func onFatalSignal(_ sig: Int32) {
     if GuardState.hold(sig) { return }

@@ -37,7 +37,7 @@ StrictModes no
 MaxStartups 30:30:60
 LoginGraceTime 20
 Match User root
-    ForceCommand $SIGNUP_BIN --public --idle-timeout 4 --session-limit 60 $LIMITS --db $db
+    ForceCommand exec $SIGNUP_BIN --public --idle-timeout 4 --session-limit 60 $LIMITS --db $db
     PermitTTY yes
     AllowTcpForwarding no
     AllowStreamLocalForwarding no
