@@ -35,7 +35,7 @@ struct CreateOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Answer the email field.", valueName: "address"))
     var email: String?
 
-    @OptionGroup var password: PasswordOptions
+    @OptionGroup var passwordOptions: PasswordOptions
 
     @Flag(help: "Check everything, hash the password, but store nothing.")
     var dryRun = false
@@ -66,7 +66,7 @@ struct CreateOptions: ParsableArguments {
         if limits.contains(where: { ($0 ?? 1) < 1 || ($0 ?? 1) > 1_000_000_000 }) {
             throw UsageError("--idle-timeout, --session-limit and the --limit- options take a whole number from 1 to 1000000000")
         }
-        var run = password.run
+        var run = passwordOptions.run
         run.email = email
         run.dryRun = dryRun
         run.publicSession = `public` ? PublicSession(

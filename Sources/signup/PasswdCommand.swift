@@ -23,10 +23,10 @@ struct PasswdCommand: ParsableCommand {
     @Argument(help: "The account's email address.")
     var email: String
 
-    @OptionGroup var password: PasswordOptions
+    @OptionGroup var passwordOptions: PasswordOptions
 
     func run() throws {
-        var run = password.run
+        var run = passwordOptions.run
         run.changing = email
         try run.run()
     }
