@@ -67,7 +67,7 @@ struct VerifyCommand: ParsableCommand {
             case .text(let text): password = Secret(SignupForm.normalizePassword(text))
             case .unreadable(let problem):
                 // Bytes that are not UTF-8, a NUL or an overlong line: the input's error, as at the prompt.
-                IO.write("error: password: \(FieldError.unreadable(problem, field: "password").message)\n", to: 2)
+                IO.write("error: password: \(translation(FieldError.unreadable(problem, field: "password").message))\n", to: 2)
                 throw ExitCode(1)
             case .endOfInput: password = Secret("")
             }
