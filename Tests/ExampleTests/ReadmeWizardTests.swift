@@ -77,6 +77,11 @@ func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(Ter
         close(input[1])
         var options = RunnerOptions(programName: "readme-example", environment: ["LANG": "C.UTF-8"])
         (options.input, options.output, options.interactive) = (input[0], output[1], false)
+        // The snippet installs the signal guard: one at a time with the tests that check the
+        // process's signal actions (WizardTerminalTests' SignalStateLock, the same file).
+        let lock = open("/tmp/signup-tests-signal-state.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if lock >= 0 { _ = flock(lock, LOCK_EX) }
+        defer { if lock >= 0 { close(lock) } }
         let outcome = try signUp(options)
         close(output[1])
         var bytes: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)

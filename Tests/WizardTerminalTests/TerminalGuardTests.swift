@@ -23,7 +23,7 @@ private func isBlocked(_ sig: Int32) -> Bool {
 private let hostHandler: @convention(c) (Int32) -> Void = { _ in }
 
 /// The guard changes the whole process: these tests run one at a time.
-@Suite(.serialized) struct TerminalGuardTests {
+@Suite(.serialized, .signalStateLock) struct TerminalGuardTests {
     static let watched: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT, SIGWINCH, SIGUSR1, SIGSEGV, SIGABRT]
 
     @Test func installThenUninstallLeavesEverySignalsActionAsItWas() {

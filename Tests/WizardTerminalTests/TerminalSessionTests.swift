@@ -45,7 +45,7 @@ private final class PseudoTerminalPair {
     }
 }
 
-@Suite(.serialized) struct TerminalSessionTests {
+@Suite(.serialized, .signalStateLock) struct TerminalSessionTests {
     /// Descriptors other than 0 and 2: read from and drawn on, their mode changed and put back, never closed.
     @Test(arguments: [false, true])
     func aSessionUsesTheDescriptorsItIsGiven(escapeSequences: Bool) throws {
