@@ -3,7 +3,8 @@
 ///
 /// `String`, `Int`, `Double` and `Bool` (yes/no) conform; so does any `String`-backed
 /// `CaseIterable` enum that declares `AnswerValue` (a choice among its cases). A line that does
-/// not parse fails with the type's own reason, such as `age.notAWholeNumber`.
+/// not parse fails with the type's own reason, such as `age.notAWholeNumber`. A value is
+/// `Equatable`, so that rules (``Rule/oneOf(_:message:)``, ``Rule/equals(_:message:)``) and dirtiness can compare it.
 public protocol AnswerValue: Sendable, Equatable {
     /// The value a (trimmed) line stands for, or nil when it does not parse.
     init?(answer: String)

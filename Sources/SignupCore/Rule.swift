@@ -125,7 +125,7 @@ func isEmptyValue<Value>(_ value: Value?) -> Bool {
 ///
 /// **Composition.** A field reports every failure of its rules in order (``allFailures(_:)``);
 /// ``firstFailure(_:)`` stops at the first rule that fails, ``byPriority(_:)`` reports only the
-/// failing rules of the highest ``priority`` among those that fail.
+/// failing rules of the highest `priority` among those that fail.
 public struct Rule<Value: Sendable & Equatable>: Sendable {
     /// The failures of a value (nil: an empty answer of a type with no empty value), applicability aside.
     private let body: @Sendable (Value?, RuleContext) -> [RuleFailure]
@@ -251,7 +251,7 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
         }
     }
 
-    /// The failures of the failing rules of the highest ``priority`` among those that fail, in
+    /// The failures of the failing rules of the highest `priority` among those that fail, in
     /// order: `.byPriority([.required().priority(2), .email().priority(1), .notCommon(…)])` reports
     /// a bad address before a weak one, never both.
     public static func byPriority(_ rules: [Rule]) -> Rule {
