@@ -151,6 +151,14 @@ public struct FieldKey<Value: AnswerValue>: FieldReference, Hashable, CustomStri
     public var description: String { name }
 }
 
+extension FieldKey {
+    /// Whether `name`, handed back by the wizard (its hooks, ``Question/field(_:)``, a check), is this
+    /// key's field: `case Keys.password:` in a `switch` over it.
+    public static func ~= (key: FieldKey, name: String) -> Bool {
+        key.name == name
+    }
+}
+
 /// Rules for values that can be ordered: numbers, dates.
 extension Rule where Value: Comparable {
     /// Fails with `outOfRange` unless the value lies in `range` (inclusive).

@@ -83,7 +83,7 @@ public enum SignupForm {
         Wizard(
             form: form, mode: mode, texts: texts, presets: presets,
             afterAnswer: { name, form in
-                guard name == password.name, let level = shownStrength(in: form, estimator: estimator) else { return [] }
+                guard case password = name, let level = shownStrength(in: form, estimator: estimator) else { return [] }
                 return [.strength(level)]
             },
             reviewValue: { name, form in

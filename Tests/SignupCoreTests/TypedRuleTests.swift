@@ -130,6 +130,19 @@ import Testing
         #expect(codes(loud.visibleErrors(for: K.username)) == ["username.required"])
     }
 
+    @Test func aNameTheWizardHandsBackMatchesItsKey() {
+        func which(_ name: String) -> String {
+            switch name {
+            case K.email: "the address"
+            case K.password: "the password"
+            default: "another"
+            }
+        }
+        #expect(which("email") == "the address")
+        #expect(which("password") == "the password")
+        #expect(which("confirm") == "another")
+    }
+
     @Test func aFieldsValueIsParsedOnceAndReadTyped() {
         var form = typedForm()
         form.answer(K.plan, with: .team)
