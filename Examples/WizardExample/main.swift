@@ -46,29 +46,35 @@ while let argument = arguments.popFirst() {
     }
 }
 
-// The form: a username, a password under the standard policy, its confirmation, an age.
-let age = FieldKey<Int>("age")
+// The form: a username, a password under the standard policy, its confirmation, an age. Each
+// field is named by its key, declared once: a misspelt key does not compile.
+enum Keys {
+    static let username = FieldKey<String>("username")
+    static let password = FieldKey<String>("password")
+    static let confirm = FieldKey<String>("confirm")
+    static let age = FieldKey<Int>("age")
+}
 let passwordRules = PasswordPolicy.standard.rules(strength: .zxcvbn)
 let form = Form(fields: [
-    Field(name: "username", label: "Username",
+    Field(Keys.username, label: "Username",
           rules: [.required(message: "Pick a username"), .minLength(3),
-                  .pattern("[a-z0-9_]+", message: "Use only a-z, 0-9 and _", label: "only a-z, 0-9 and _")],
+                  .pattern("[a-z0-9_]+", .wholeMatch, message: "Use only a-z, 0-9 and _", label: "only a-z, 0-9 and _")],
           normalize: Field.trimmingWhiteSpace),
-    Field(name: "password", label: "Password", rules: passwordRules, isSecret: true,
+    Field(Keys.password, label: "Password", rules: passwordRules, isSecret: true,
           hint: "Password requirements: " + Rule.requirements(of: passwordRules, leavingOut: ["tooLong"])),
-    Field(name: "confirm", label: "Confirm password",
-          rules: [.required(message: "Enter the password again"), .equals(field: "password")],
-          isSecret: true, dependsOn: ["password"]),
-    Field(age, label: "Age", rules: [.required(message: "Enter your age"), .range(13...120)]),
+    Field(Keys.confirm, label: "Confirm password",
+          rules: [.required(message: "Enter the password again"), .equals(Keys.password)],
+          isSecret: true, dependsOn: [Keys.password]),
+    Field(Keys.age, label: "Age", rules: [.required(message: "Enter your age"), .range(13...120)]),
 ])
 
-let usernameTaken = FieldError(field: "username", code: "username.taken", message: "This username is taken")
+let usernameTaken = FieldError(field: Keys.username.name, code: "username.taken", message: "This username is taken")
 
 // After the password: a ✓/✗ line per check (not the length limit no one reaches), then its strength.
 let afterAnswer: Wizard<String>.AfterAnswer = { name, form in
-    guard name == "password", let password = form["password"]?.value, !password.isEmpty else { return [] }
-    let checks = form.checklist(for: "password", leavingOut: ["tooLong"])
-    let level = StrengthEstimator.zxcvbn.estimate(password, [form.text("username")]).level
+    guard name == Keys.password.name, let password = form.value(Keys.password), !password.isEmpty else { return [] }
+    let checks = form.checklist(for: Keys.password, leavingOut: ["tooLong"])
+    let level = StrengthEstimator.zxcvbn.estimate(password, [form.text(Keys.username)]).level
     return [.checklist(checks), .strength(level)]
 }
 
@@ -85,13 +91,13 @@ texts.reviewQuestion = "Sign up? [Y/n/e] "
 // taken one is said at once and asked again, before the password. The submit checks again (two
 // people may race for a name); a Ctrl-C during the lookup cancels it.
 @MainActor func signUp() async -> WizardOutcome<String> {
-    var wizard = Wizard<String>(form: form, mode: runner.mode, texts: texts, checkedFields: ["username"], afterAnswer: afterAnswer)
+    var wizard = Wizard<String>(form: form, mode: runner.mode, texts: texts, checkedFields: [Keys.username], afterAnswer: afterAnswer)
     return await runner.run(&wizard) { field, form in
         if lookupDelay > 0 { try? await Task.sleep(for: .milliseconds(lookupDelay)) }
         if Task.isCancelled { return [] }
-        return taken.contains(form.text(field)) ? [usernameTaken] : []
+        return taken.contains(form.text(Keys.username)) ? [usernameTaken] : []
     } submit: { form in
-        let username = form.text("username")
+        let username = form.text(Keys.username)
         guard !taken.contains(username) else { throw usernameTaken }
         return username
     }

@@ -3,8 +3,9 @@
 ///
 /// `String`, `Int`, `Double` and `Bool` (yes/no) conform; so does any `String`-backed
 /// `CaseIterable` enum that declares `AnswerValue` (a choice among its cases). A line that does
-/// not parse fails with the type's own reason, such as `age.notAWholeNumber`.
-public protocol AnswerValue: Sendable {
+/// not parse fails with the type's own reason, such as `age.notAWholeNumber`. A value is
+/// `Equatable`, so that rules (``Rule/oneOf(_:message:)``, ``Rule/equals(_:message:)``) and dirtiness can compare it.
+public protocol AnswerValue: Sendable, Equatable {
     /// The value a (trimmed) line stands for, or nil when it does not parse.
     init?(answer: String)
     /// The line that stands for this value: what an initial value puts on the line to edit.
@@ -109,11 +110,35 @@ extension AnswerValue where Self: CaseIterable & RawRepresentable, RawValue == S
     }
 }
 
-/// The name of a field together with the type of its answer: `FieldKey<Int>("age")`.
+/// A field's key, whatever the type of its value: what a list of fields of several types holds
+/// (`dependsOn: [password, age]`). Only ``FieldKey`` conforms.
+public protocol FieldReference: Sendable {
+    /// The type of the field's value.
+    associatedtype Value: AnswerValue
+    /// The field's name, used in codes (`email.invalid`), JSON and ``FieldError/field``.
+    var name: String { get }
+}
+
+/// The key of a field: its name together with the type of its value, `FieldKey<Int>("age")`.
 ///
-/// Reading or answering through a key checks, at once, that the form has such a field of
-/// that type: a misspelt name stops the program where it is used instead of failing silently.
-public struct FieldKey<Value: AnswerValue>: Sendable, Hashable, CustomStringConvertible {
+/// Declare each key once, as a value, and name the field by it everywhere else: in its
+/// ``Field``, in rules that read it (`.equals(password)`), in `dependsOn`, when answering,
+/// reading (`form.value(age)`, `form.visibleErrors(for: email)`), resetting and focusing.
+///
+/// ```swift
+/// enum SignUpKeys {
+///     static let email = FieldKey<String>("email")
+///     static let password = FieldKey<String>("password")
+///     static let age = FieldKey<Int>("age")
+/// }
+/// ```
+///
+/// A misspelt key (`SignUpKeys.emial`) does not compile, nor does a key of the wrong type: a
+/// `FieldKey<Int>` where a `FieldKey<String>` is compared (`.equals(SignUpKeys.age)` on a text
+/// field), or a rule of `String` on an `Int` field. The name is a string only here, at its
+/// declaration; whether a given form has the field is checked when it is used, and a key of a
+/// field the form lacks stops the program there.
+public struct FieldKey<Value: AnswerValue>: FieldReference, Hashable, CustomStringConvertible {
     /// The field's name.
     public let name: String
 
@@ -126,49 +151,56 @@ public struct FieldKey<Value: AnswerValue>: Sendable, Hashable, CustomStringConv
     public var description: String { name }
 }
 
-extension Rule {
-    /// Fails with the type's `notParsed` reason when a non-empty value does not read as `Value`.
-    public static func parses<Value: AnswerValue>(as type: Value.Type) -> Rule {
-        Rule { value, _ in
-            value.isEmpty || Value(answer: value) != nil ? [] : [Value.notParsed]
-        }
+extension FieldKey {
+    /// Whether `name`, handed back by the wizard (its hooks, ``Question/field(_:)``, a check), is this
+    /// key's field: `case Keys.password:` in a `switch` over it.
+    public static func ~= (key: FieldKey, name: String) -> Bool {
+        key.name == name
     }
+}
 
-    /// A rule on the typed value: fails with `reason` and `message` when `predicate` is false.
-    /// A value that does not read as `Value` is left to ``parses(as:)``; with a `label` it lists that check.
-    public static func typed<Value: AnswerValue>(
-        _ reason: String,
-        message: String,
-        label: String? = nil,
-        referencing: [String] = [],
-        where predicate: @escaping @Sendable (_ value: Value, _ context: RuleContext) -> Bool
-    ) -> Rule {
-        custom(reason, message: message, label: label, referencing: referencing) { text, context in
-            guard let value = Value(answer: text) else { return true }
-            return predicate(value, context)
-        }
-    }
-
+/// Rules for values that can be ordered: numbers, dates.
+extension Rule where Value: Comparable {
     /// Fails with `outOfRange` unless the value lies in `range` (inclusive).
-    public static func range<Value: AnswerValue & Comparable>(_ range: ClosedRange<Value>, message: String? = nil) -> Rule {
-        let bounds = ["low": range.lowerBound.answerText, "high": range.upperBound.answerText]
-        return typed("outOfRange", message: message ?? Translation.english("Enter a value from {low} to {high}", bounds),
-                     label: Translation.english("from {low} to {high}", bounds)) { (value: Value, _) in
+    public static func range(_ range: ClosedRange<Value>, message: String? = nil) -> Rule {
+        let bounds = ["low": shown(range.lowerBound), "high": shown(range.upperBound)]
+        return custom("outOfRange", message: message ?? Translation.english("Enter a value from {low} to {high}", bounds),
+                      label: Translation.english("from {low} to {high}", bounds)) { value, _ in
             range.contains(value)
         }
     }
+}
 
+/// Rules for values that can be compared for equality.
+extension Rule {
     /// Fails with `notAllowed` unless the value is one of `values`.
-    public static func oneOf<Value: AnswerValue & Equatable>(_ values: [Value], message: String? = nil) -> Rule {
-        let listed = values.map(\.answerText).joined(separator: ", ")
-        return typed("notAllowed", message: message ?? Translation.english("Choose one of: {choices}", ["choices": listed]),
-                     label: Translation.english("one of {choices}", ["choices": listed])) { (value: Value, _) in
+    public static func oneOf(_ values: [Value], message: String? = nil) -> Rule {
+        let listed = values.map(shown).joined(separator: ", ")
+        return custom("notAllowed", message: message ?? Translation.english("Choose one of: {choices}", ["choices": listed]),
+                      label: Translation.english("one of {choices}", ["choices": listed])) { value, _ in
             values.contains(value)
         }
     }
 
+    /// A value as people read it: its answer's text when it has one.
+    static func shown(_ value: Value) -> String {
+        (value as? any AnswerValue)?.answerText ?? "\(value)"
+    }
+}
+
+extension Rule where Value: AnswerValue {
+    /// Fails with `mismatch` unless the value equals the value of the field of `other` (a
+    /// confirmation of its password): `.equals(password)`. The key's type must be the field's own.
+    public static func equals(_ other: FieldKey<Value>, message: String = Translation.english("Passwords do not match")) -> Rule {
+        custom("mismatch", message: message, label: Translation.english("the same as {field}", ["field": other.name]), referencing: [other]) { value, context in
+            value == context[other]
+        }
+    }
+}
+
+extension Rule where Value == Bool {
     /// Fails with `mustBeYes` unless the answer is yes (terms accepted).
     public static func mustBeTrue(message: String = Translation.english("Answer yes to go on")) -> Rule {
-        typed("mustBeYes", message: message, label: "yes") { (value: Bool, _) in value }
+        custom("mustBeYes", message: message, label: "yes") { value, _ in value }
     }
 }

@@ -37,12 +37,12 @@ public struct CheckStatus: Sendable, Equatable {
     }
 }
 
-/// One question of a form: its name, rules and current answer.
+/// One question of a form: its key, rules and current answer.
 ///
 /// A secret field never shows its value: not in `description`, `debugDescription`, `dump`,
 /// `Mirror` or string interpolation.
 public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The stable name used in codes and JSON, such as `password`.
+    /// The stable name used in codes and JSON, such as `password`: its key's name.
     public let name: String
     /// The words of its prompt, such as `Confirm password`.
     public var label: String
@@ -53,29 +53,45 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     public var accessibilityDescription: String?
     /// How it is asked: a line, a yes/no, a choice (from the type of its answers).
     public let promptStyle: PromptStyle
-    /// The rules checked in order; every failure is reported.
-    public var rules: [Rule]
+    /// What its rules check, in order, for a checklist.
+    public let checks: [RuleCheck]
     /// When its errors become visible.
     public var mode: ValidationMode
     /// Whether its value is a secret: never shown, echoed or printed.
     public let isSecret: Bool
-    /// Fields whose change makes this one unanswered again (a confirmation depends on its password).
-    public var dependsOn: [String]
+    /// Whether, while its value is empty, it shows no error before a submit (a disabled button
+    /// with no message): it still fails its rules, so the form is not valid.
+    public let isSilentWhileEmpty: Bool
+    /// The names of the fields whose change makes this one unanswered again (a confirmation
+    /// depends on its password).
+    public let dependsOn: [String]
     /// Message texts by code (`password.tooShort`) or by reason (`tooShort`) that replace the rules' own.
     public var messages: [String: String]
     /// A line shown before the field is first asked, such as its requirements; nil for none.
     public var hint: String?
     /// Applied to every answer before it is stored and checked (trimming, Unicode normalization).
     public let normalize: @Sendable (String) -> String
-    /// The type its answers are read as (`String` unless made with a ``FieldKey``).
+    /// The type its answers are read as.
     let valueType: ObjectIdentifier
     /// The name of that type, for the message of a key of the wrong type.
     let valueTypeName: String
+    /// The names of the fields its rules read.
+    let referencedFields: [String]
+    /// The names of the fields its `mismatch` rules compare it with (a confirmation's password).
+    let comparedFields: [String]
+    /// Reads a (normalized) line as the field's value; nil when it does not parse (or is empty, for a type with no empty value).
+    private let parse: @Sendable (String) -> (any Sendable)?
+    /// The failure of a line that does not parse, such as `notAWholeNumber`.
+    private let notParsed: RuleFailure
+    /// Its rules on a parsed value (nil: none), all failures or, for a checklist, every check.
+    private let evaluate: @Sendable (_ value: (any Sendable)?, _ context: RuleContext, _ every: Bool) -> [RuleFailure]
 
     /// The value before any answer: "" unless an initial value was given. Not an answer.
     public let initialValue: String
-    /// The current answer, normalized (the initial value until answered).
-    public internal(set) var value: String
+    /// The current answer as text, normalized (the initial value until answered).
+    public private(set) var value: String
+    /// The current answer as its type, parsed once when it was given; nil when empty or not parsing.
+    private(set) var typedValue: (any Sendable)?
     /// Whether the field has been answered since it was created or last reset.
     public internal(set) var isAnswered = false
     /// Whether the last answer could not be read: only its external errors are reported.
@@ -83,89 +99,82 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     /// Errors put on the field from outside its rules (the store's `email.taken`), until it changes.
     public internal(set) var externalErrors: [FieldError] = []
 
-    /// A text field named `name` with `rules`; by default errors show once it is answered.
-    /// An `initial` value is put on the line to edit; it counts neither as answered nor as dirty.
-    /// `label` is its prompt's words; `reviewLabel` its name in the review, `accessibilityDescription`
-    /// what plain mode (a screen reader) says instead of the prompt's words; both default to `label`.
-    public init(
-        name: String,
-        label: String? = nil,
-        rules: [Rule] = [],
-        mode: ValidationMode = .onChange,
-        isSecret: Bool = false,
-        dependsOn: [String] = [],
-        messages: [String: String] = [:],
-        hint: String? = nil,
-        reviewLabel: String? = nil,
-        accessibilityDescription: String? = nil,
-        initial: String = "",
-        normalize: @escaping @Sendable (String) -> String = { $0 }
-    ) {
-        self.init(
-            name: name, label: label, rules: rules, mode: mode, isSecret: isSecret, dependsOn: dependsOn,
-            messages: messages, hint: hint, initialText: initial, normalize: normalize, type: String.self
-        )
-        self.reviewLabel = reviewLabel
-        self.accessibilityDescription = accessibilityDescription
-    }
-
-    /// A field whose answers are read as `Value` (a number, yes/no, a choice): the line must
-    /// parse (else the type's own code, such as `age.notAWholeNumber`), then `rules` are checked.
-    /// Surrounding white space is trimmed before parsing unless `normalize` says otherwise; a line
-    /// that parses is kept as its value's own text (`2` for a choice becomes its name, `+7` is `7`),
-    /// so the review shows what was chosen. A `Bool` is asked as `Label [y/N]: ` and a choice as
-    /// `Label (a, b, c) [a]: `, with `initial` as the default Enter takes (never put on the line).
+    /// The field of `key` with `rules` over its typed value; by default errors show once it is answered.
+    ///
+    /// The line is read as `Value` once, when answered (else the type's own code, such as
+    /// `age.notAWholeNumber`), then `rules` see the typed value. An `initial` value is put on the
+    /// line to edit (a yes/no or a choice shows it as the default Enter takes); it counts neither
+    /// as answered nor as dirty. `normalize` is applied to every line first: by default nothing
+    /// for a text (a password is never trimmed) and white space trimmed at either end for other
+    /// types; a line that parses is kept as its value's own text (`2` for a choice becomes its
+    /// name, `+7` is `7`), so the review shows what was chosen. `isSilentWhileEmpty` keeps its
+    /// errors hidden while it is empty, until a submit. `label` is its prompt's words;
+    /// `reviewLabel` its name in the review, `accessibilityDescription` what plain mode (a screen
+    /// reader) says instead of the prompt's words; both default to `label`.
     public init<Value: AnswerValue>(
         _ key: FieldKey<Value>,
         label: String? = nil,
-        rules: [Rule] = [],
-        initial: Value? = nil,
+        rules: [Rule<Value>] = [],
         mode: ValidationMode = .onChange,
+        initial: Value? = nil,
         isSecret: Bool = false,
-        dependsOn: [String] = [],
+        isSilentWhileEmpty: Bool = false,
+        dependsOn: [any FieldReference] = [],
         messages: [String: String] = [:],
         hint: String? = nil,
         reviewLabel: String? = nil,
         accessibilityDescription: String? = nil,
-        normalize: @escaping @Sendable (String) -> String = Field.trimmingWhiteSpace
+        normalize: (@Sendable (String) -> String)? = nil
     ) {
-        self.init(
-            name: key.name, label: label, rules: [.parses(as: Value.self)] + rules, mode: mode, isSecret: isSecret,
-            dependsOn: dependsOn, messages: messages, hint: hint, initialText: initial?.answerText ?? "",
-            normalize: { text in
-                let line = normalize(text)
-                return Value(answer: line)?.answerText ?? line
-            },
-            type: Value.self
-        )
+        precondition(!key.name.isEmpty, "a field needs a name: \"\" is the whole form's")
+        let identity: @Sendable (String) -> String = { $0 }
+        let given: @Sendable (String) -> String = normalize ?? (Value.self == String.self ? identity : Field.trimmingWhiteSpace)
+        let normalize: @Sendable (String) -> String = { text in
+            let line = given(text)
+            return Value(answer: line)?.answerText ?? line
+        }
+        let parse: @Sendable (String) -> (any Sendable)? = { text in
+            // An empty line is a value only for a type that has an empty one (a text).
+            guard let value = Value(answer: text), !text.isEmpty || isEmptyValue(value) else { return nil }
+            return value
+        }
+        let all = Rule.allFailures(rules)
+        self.name = key.name
+        self.label = label ?? key.name
         self.reviewLabel = reviewLabel
         self.accessibilityDescription = accessibilityDescription
-    }
-
-    private init<Value: AnswerValue>(
-        name: String, label: String?, rules: [Rule], mode: ValidationMode, isSecret: Bool, dependsOn: [String],
-        messages: [String: String], hint: String?, initialText: String,
-        normalize: @escaping @Sendable (String) -> String, type: Value.Type
-    ) {
-        precondition(!name.isEmpty, "a field needs a name: \"\" is the whole form's")
-        self.name = name
-        self.label = label ?? name
-        self.rules = rules
+        self.promptStyle = Value.promptStyle
+        self.checks = rules.flatMap(\.checks)
         self.mode = mode
         self.isSecret = isSecret
-        self.dependsOn = dependsOn
+        self.isSilentWhileEmpty = isSilentWhileEmpty
+        self.dependsOn = dependsOn.map(\.name)
         self.messages = messages
         self.hint = hint
         self.normalize = normalize
-        self.valueType = ObjectIdentifier(type)
-        self.promptStyle = Value.promptStyle
-        self.valueTypeName = "\(type)"
-        let initial = normalize(initialText)
-        self.initialValue = initial
-        self.value = initial
+        self.valueType = ObjectIdentifier(Value.self)
+        self.valueTypeName = "\(Value.self)"
+        self.referencedFields = rules.flatMap(\.referencedFields)
+        self.comparedFields = rules.filter { $0.checks.contains { $0.reason == "mismatch" } }.flatMap(\.referencedFields)
+        self.parse = parse
+        self.notParsed = Value.notParsed
+        self.evaluate = { value, context, every in
+            let typed = value as? Value
+            return every ? all.evaluateEvery(typed, in: context) : all.evaluate(typed, in: context)
+        }
+        let initialText = normalize(initial?.answerText ?? "")
+        self.initialValue = initialText
+        self.value = initialText
+        self.typedValue = parse(initialText)
     }
 
-    /// The text without white space at either end: the default for typed fields.
+    /// Sets the current answer's text (already normalized) and the value it stands for.
+    mutating func assign(_ text: String) {
+        value = text
+        typedValue = parse(text)
+    }
+
+    /// The text without white space at either end: the default for fields of types other than `String`.
     @Sendable public static func trimmingWhiteSpace(_ text: String) -> String { text.trimmingSpaces }
 
     /// Whether the value differs from the initial one.
@@ -174,16 +183,21 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     /// Every failing rule for the current value, whether or not it is visible yet.
     public func validate(in context: RuleContext) -> [FieldError] {
         if isRejected { return externalErrors }
-        let failures = rules.flatMap { $0.validate(value, in: context) }
-        return failures.map { error(for: $0) } + externalErrors
+        return failures(in: context, every: false).map { error(for: $0) } + externalErrors
     }
 
     /// Every check its rules list, with whether the current value passes it: a ✓/✗ checklist.
     public func checklist(in context: RuleContext) -> [CheckStatus] {
-        let failing = Set(rules.flatMap { $0.validate(value, in: context) }.map(\.reason))
-        return rules.flatMap(\.checks).map { check in
+        let failing = Set(failures(in: context, every: true).map(\.reason))
+        return checks.map { check in
             CheckStatus(check: check, code: "\(name).\(check.reason)", passed: !value.isEmpty && !failing.contains(check.reason))
         }
+    }
+
+    /// A line that does not parse fails with the type's reason alone; otherwise the rules see the value.
+    private func failures(in context: RuleContext, every: Bool) -> [RuleFailure] {
+        if !value.isEmpty && typedValue == nil { return [notParsed] }
+        return evaluate(typedValue, context, every)
     }
 
     private func error(for failure: RuleFailure) -> FieldError {

@@ -1,7 +1,8 @@
 /// A set of fields checked together: answers, deferred errors and the submit gate.
 ///
-/// Names are checked: answering, resetting or reading a field the form does not have, or a
-/// rule or dependency naming one, is a programming error that stops the program at once.
+/// Fields are named by their ``FieldKey``s, so a misspelt or mistyped one does not compile.
+/// Answering, resetting or reading through a key of a field this form does not have, or a rule or
+/// dependency naming one, is a programming error that stops the program at once.
 public struct Form: Sendable {
     /// The fields in the order they are asked.
     public private(set) var fields: [Field]
@@ -18,7 +19,7 @@ public struct Form: Sendable {
         precondition(Set(fields.map(\.name)).count == fields.count, "field names must be unique")
         let names = Set(fields.map(\.name))
         for field in fields {
-            for other in field.dependsOn + field.rules.flatMap(\.referencedFields) {
+            for other in field.dependsOn + field.referencedFields {
                 precondition(names.contains(other), "field \(field.name) names a field this form does not have")
             }
         }
@@ -34,37 +35,60 @@ public struct Form: Sendable {
         self.fields = fields
     }
 
+    /// The field of `key`, or nil when the form has none.
+    public subscript(key: some FieldReference) -> Field? {
+        self[named: key.name]
+    }
+
     /// The field named `name`, or nil when the form has none.
-    public subscript(name: String) -> Field? {
+    subscript(named name: String) -> Field? {
         fields.first { $0.name == name }
     }
 
     /// The current value of every field, by name: what cross-field rules see.
     public var context: RuleContext {
-        RuleContext(
+        var context = RuleContext(
             values: Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.value) }),
             secretFields: Set(fields.filter(\.isSecret).map(\.name))
         )
+        for field in fields { if let value = field.typedValue { context.typedValues[field.name] = value } }
+        return context
     }
 
-    /// The current text of field `name` (normalized; "" when empty). An unknown name stops the program.
-    public func text(_ name: String) -> String {
+    /// The current text of the field of `key` (normalized; "" when empty).
+    public func text(_ key: some FieldReference) -> String {
+        fields[index(of: key)].value
+    }
+
+    /// The current text of field `name`.
+    func text(named name: String) -> String {
         fields[index(of: name)].value
     }
 
-    /// The current answer of the field of `key` read as its type; nil when empty or not parsing.
+    /// The current value of the field of `key`, as parsed when it was answered; nil when empty
+    /// (for a type with no empty value) or not parsing.
     public func value<Value: AnswerValue>(_ key: FieldKey<Value>) -> Value? {
-        let field = fields[index(of: key)]
-        return field.value.isEmpty ? nil : Value(answer: field.value)
+        fields[index(of: key)].typedValue as? Value
+    }
+
+    /// Answers the field of `key` with a typed `value` (a UI's control), as if its text were typed.
+    public mutating func answer<Value: AnswerValue>(_ key: FieldKey<Value>, with value: Value) {
+        answer(named: fields[index(of: key)].name, with: value.answerText)
+    }
+
+    /// Answers the field of `key` with a `line` as typed, read as the field's type: a line that
+    /// does not parse fails with the type's reason (`age.notAWholeNumber`).
+    public mutating func answer(_ key: some FieldReference, line: String) {
+        answer(named: fields[index(of: key)].name, with: line)
     }
 
     /// Answers field `name` with `text` (normalized by the field); fields that depend on it
     /// and have changed become unanswered again.
-    public mutating func answer(_ name: String, with text: String) {
+    mutating func answer(named name: String, with text: String) {
         let index = index(of: name)
         let value = fields[index].normalize(text)
         let changed = value != fields[index].value
-        fields[index].value = value
+        fields[index].assign(value)
         fields[index].isAnswered = true
         fields[index].isRejected = false
         fields[index].externalErrors = []
@@ -72,28 +96,30 @@ public struct Form: Sendable {
         if changed { resetDependents(of: name) }
     }
 
-    /// Answers the field of `key` with a typed `value`.
-    public mutating func answer<Value: AnswerValue>(_ key: FieldKey<Value>, with value: Value) {
-        _ = index(of: key)
-        answer(key.name, with: value.answerText)
+    /// Marks the field of `key` answered with an input that could not be read, shown as `errors`.
+    public mutating func reject(_ key: some FieldReference, with errors: [FieldError]) {
+        reject(named: fields[index(of: key)].name, with: errors)
     }
 
-    /// Marks field `name` answered with an input that could not be read, shown as `errors`.
-    public mutating func reject(_ name: String, with errors: [FieldError]) {
+    mutating func reject(named name: String, with errors: [FieldError]) {
         let index = index(of: name)
         if !fields[index].value.isEmpty { resetDependents(of: name) }
-        fields[index].value = ""
+        fields[index].assign("")
         fields[index].isAnswered = true
         fields[index].isRejected = true
         fields[index].externalErrors = errors
         formErrors = []
     }
 
-    /// Makes field `name` unanswered again with its initial value, and with it the fields that depend on it.
-    public mutating func reset(_ name: String) {
+    /// Makes the field of `key` unanswered again with its initial value, and with it the fields that depend on it.
+    public mutating func reset(_ key: some FieldReference) {
+        reset(named: fields[index(of: key)].name)
+    }
+
+    mutating func reset(named name: String) {
         let index = index(of: name)
         let changed = fields[index].value != fields[index].initialValue || fields[index].isAnswered
-        fields[index].value = fields[index].initialValue
+        fields[index].assign(fields[index].initialValue)
         fields[index].isAnswered = false
         fields[index].isRejected = false
         fields[index].externalErrors = []
@@ -124,8 +150,12 @@ public struct Form: Sendable {
         submitAttempted = true
     }
 
-    /// Every failing rule of field `name`, visible or not.
-    public func errors(for name: String) -> [FieldError] {
+    /// Every failing rule of the field of `key`, visible or not.
+    public func errors(for key: some FieldReference) -> [FieldError] {
+        errors(named: fields[index(of: key)].name)
+    }
+
+    func errors(named name: String) -> [FieldError] {
         fields[index(of: name)].validate(in: context)
     }
 
@@ -140,25 +170,35 @@ public struct Form: Sendable {
         return result
     }
 
-    /// Every check of field `name`'s rules and whether its current value passes it (a ✓/✗
-    /// checklist), without the checks failing with one of `reasons` (a limit no one reaches).
-    public func checklist(for name: String, leavingOut reasons: Set<String> = []) -> [CheckStatus] {
-        fields[index(of: name)].checklist(in: context).filter { !reasons.contains($0.check.reason) }
+    /// Every check of the rules of the field of `key` and whether its current value passes it (a
+    /// ✓/✗ checklist), without the checks failing with one of `reasons` (a limit no one reaches).
+    public func checklist(for key: some FieldReference, leavingOut reasons: Set<String> = []) -> [CheckStatus] {
+        fields[index(of: key)].checklist(in: context).filter { !reasons.contains($0.check.reason) }
     }
 
-    /// What field `name` shows now: nothing before it is answered (deferred errors).
-    public func state(of name: String) -> FieldState {
+    /// What the field of `key` shows now: nothing before it is answered (deferred errors).
+    public func state(of key: some FieldReference) -> FieldState {
+        state(named: fields[index(of: key)].name)
+    }
+
+    func state(named name: String) -> FieldState {
         let field = fields[index(of: name)]
         let visible = field.isAnswered || field.mode == .always || submitAttempted
         guard visible else { return .idle }
         if field.mode == .onSubmit && !submitAttempted { return .edited }
+        // Invalid but silent while empty (a disabled button with no message), until a submit.
+        if field.isSilentWhileEmpty && field.value.isEmpty && !submitAttempted { return .edited }
         let failures = field.validate(in: context)
         return failures.isEmpty ? .valid : .invalid(failures)
     }
 
-    /// The errors field `name` shows now; empty before it is answered.
-    public func visibleErrors(for name: String) -> [FieldError] {
-        if case .invalid(let errors) = state(of: name) { return errors }
+    /// The errors the field of `key` shows now; empty before it is answered.
+    public func visibleErrors(for key: some FieldReference) -> [FieldError] {
+        visibleErrors(named: fields[index(of: key)].name)
+    }
+
+    func visibleErrors(named name: String) -> [FieldError] {
+        if case .invalid(let errors) = state(named: name) { return errors }
         return []
     }
 
@@ -176,7 +216,7 @@ public struct Form: Sendable {
     /// A field whose errors are not visible yet (``ValidationMode/onSubmit`` before a submit) keeps
     /// its answer: asking it again without its reasons would ask it for ever.
     public var firstFieldNeedingAnswer: String? {
-        fields.first { !$0.isAnswered || !visibleErrors(for: $0.name).isEmpty }?.name
+        fields.first { !$0.isAnswered || !visibleErrors(named: $0.name).isEmpty }?.name
     }
 
     /// Whether any field's value differs from its initial value.
@@ -190,18 +230,18 @@ public struct Form: Sendable {
         return index
     }
 
-    private func index<Value: AnswerValue>(of key: FieldKey<Value>) -> Int {
+    private func index<Key: FieldReference>(of key: Key) -> Int {
         let index = index(of: key.name)
         precondition(
-            fields[index].valueType == ObjectIdentifier(Value.self),
-            "field \(key.name) holds \(fields[index].valueTypeName), not \(Value.self)"
+            fields[index].valueType == ObjectIdentifier(Key.Value.self),
+            "field \(key.name) holds \(fields[index].valueTypeName), not \(Key.Value.self)"
         )
         return index
     }
 
     private mutating func resetDependents(of name: String) {
         for dependent in fields where dependent.dependsOn.contains(name) && dependent.isAnswered {
-            reset(dependent.name)
+            reset(named: dependent.name)
         }
     }
 }

@@ -10,8 +10,8 @@ import Observation
 ///
 /// ```swift
 /// @State var model = FormModel<Int64>(form: signUpForm)
-/// TextField("Email", text: Binding(get: { model["email"].text }, set: { model["email"].text = $0 }))
-/// ForEach(model["email"].visibleErrors, id: \.code) { Text($0.message) }
+/// TextField("Email", text: Binding(get: { model[Keys.email].text }, set: { model[Keys.email].text = $0 }))
+/// ForEach(model[Keys.email].visibleErrors, id: \.code) { Text($0.message) }
 /// Button("Create") { Task { await model.submit { form in try await api.create(form) } } }
 ///     .disabled(!model.isValid || model.isSubmitting)
 /// ```
@@ -30,9 +30,9 @@ public final class FormModel<Success: Sendable> {
     public private(set) var success: Success?
     /// Errors a submit put on the whole form rather than a field.
     public private(set) var formErrors: [FieldError] = []
-    /// The name of the field that has the focus, or nil. Set it to move the focus.
-    public var focus: String?
-    /// Whether a failed submit moves ``focus`` to the first invalid field (on by default).
+    /// The name of the field that has the focus, or nil: move it with ``focus(on:)`` and ``clearFocus()``.
+    public private(set) var focusedField: String?
+    /// Whether a failed submit moves the focus to the first invalid field (on by default).
     public var focusesFirstInvalidFieldAfterFailedSubmit = true
     /// Whether leaving a changed form should be confirmed (on by default): see ``asksBeforeDiscarding``.
     public var confirmsDiscard = true
@@ -47,12 +47,27 @@ public final class FormModel<Success: Sendable> {
         synchronize()
     }
 
-    /// The field named `name`. A name the form lacks stops the program (a programming error).
-    public subscript(name: String) -> FieldModel {
-        guard let field = fields.first(where: { $0.name == name }) else {
+    /// The field of `key`. A key of a field the form lacks stops the program (a programming error).
+    public subscript(key: some FieldReference) -> FieldModel {
+        guard let field = fields.first(where: { $0.name == key.name }) else {
             preconditionFailure("no field of this form has the name given; its fields: \(fields.map(\.name).joined(separator: ", "))")
         }
         return field
+    }
+
+    /// Moves the focus to the field of `key`.
+    public func focus(on key: some FieldReference) {
+        focusedField = self[key].name
+    }
+
+    /// Takes the focus from every field.
+    public func clearFocus() {
+        focusedField = nil
+    }
+
+    /// Whether the field of `key` has the focus.
+    public func isFocused(_ key: some FieldReference) -> Bool {
+        focusedField == key.name
     }
 
     /// The form as it is now (what a submit would send).
@@ -65,9 +80,15 @@ public final class FormModel<Success: Sendable> {
     /// ``confirmsDiscard`` is on.
     public var asksBeforeDiscarding: Bool { confirmsDiscard && isDirty }
 
-    /// Answers field `name` with `text`, as a person typing it does.
-    public func answer(_ name: String, with text: String) {
-        controller.update { $0.answer(name, with: text) }
+    /// Answers the field of `key` with a `line`, as a person typing it does.
+    public func answer(_ key: some FieldReference, line: String) {
+        controller.update { $0.answer(key, line: line) }
+        synchronize()
+    }
+
+    /// Answers field `name` with `text`: a field model's binding.
+    func answer(named name: String, with text: String) {
+        controller.update { $0.answer(named: name, with: text) }
         synchronize()
     }
 
@@ -80,13 +101,13 @@ public final class FormModel<Success: Sendable> {
     /// The typed value of the field of `key`; nil when empty or not parsing.
     public func value<Value: AnswerValue>(_ key: FieldKey<Value>) -> Value? {
         // Read through the field so that a view reading it is told when it changes.
-        _ = self[key.name].text
+        _ = self[key].text
         return controller.form.value(key)
     }
 
-    /// Puts field `name` back to its initial value, unanswered.
-    public func reset(_ name: String) {
-        controller.update { $0.reset(name) }
+    /// Puts the field of `key` back to its initial value, unanswered.
+    public func reset(_ key: some FieldReference) {
+        controller.update { $0.reset(key) }
         synchronize()
     }
 
@@ -99,7 +120,7 @@ public final class FormModel<Success: Sendable> {
     public func submit(_ body: (Form) async throws -> Success) async -> Result<Success, SubmissionFailure>? {
         guard let attempt = controller.begin() else {
             synchronize()
-            if case .failed = submission, focusesFirstInvalidFieldAfterFailedSubmit { focus = controller.fieldToRevisit }
+            if case .failed = submission, focusesFirstInvalidFieldAfterFailedSubmit { focusedField = controller.fieldToRevisit }
             return nil
         }
         synchronize()
@@ -108,7 +129,7 @@ public final class FormModel<Success: Sendable> {
         if case .success(let value) = result { success = value }
         synchronize()
         if case .failure = result, focusesFirstInvalidFieldAfterFailedSubmit, let invalid = controller.fieldToRevisit {
-            focus = invalid
+            focusedField = invalid
         }
         return result
     }
@@ -117,8 +138,8 @@ public final class FormModel<Success: Sendable> {
     private func synchronize() {
         let form = controller.form
         for field in fields {
-            guard let source = form[field.name] else { continue }
-            field.take(value: source.value, state: form.state(of: field.name), isAnswered: source.isAnswered, isDirty: source.isDirty)
+            guard let source = form[named: field.name] else { continue }
+            field.take(value: source.value, state: form.state(named: field.name), isAnswered: source.isAnswered, isDirty: source.isDirty)
         }
         if isValid != form.isValid { isValid = form.isValid }
         if isDirty != form.isDirty { isDirty = form.isDirty }
@@ -159,7 +180,7 @@ public final class FieldModel: CustomStringConvertible, CustomReflectable {
     /// form's rules (a binding's setter).
     public var text: String {
         get { storedText }
-        set { owner?.answer(name, with: newValue) }
+        set { owner?.answer(named: name, with: newValue) }
     }
 
     /// The errors it shows now: none before it is answered (deferred errors).
@@ -187,7 +208,7 @@ public final class FieldModel: CustomStringConvertible, CustomReflectable {
 /// What a field model needs of its form model, whatever the form's success type.
 @MainActor
 fileprivate protocol AnyFormModel: AnyObject {
-    func answer(_ name: String, with text: String)
+    func answer(named name: String, with text: String)
 }
 
 extension FormModel: AnyFormModel {}

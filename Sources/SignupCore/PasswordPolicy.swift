@@ -103,8 +103,8 @@ public struct PasswordPolicy: Sendable, Equatable {
 
     /// The rules of the password field under this policy, in the order they report; with
     /// `emailField`, the email in that field counts against the password (`containsEmail`, strength).
-    public func rules(strength estimator: StrengthEstimator, emailField: String? = nil) -> [Rule] {
-        var rules: [Rule] = [.required(message: Translation.english("Enter a password")), .minLength(minLength), .maxLength(maxLength)]
+    public func rules(strength estimator: StrengthEstimator, emailField: FieldKey<String>? = nil) -> [Rule<String>] {
+        var rules: [Rule<String>] = [.required(message: Translation.english("Enter a password")), .minLength(minLength), .maxLength(maxLength)]
         for requirement in requiredClasses {
             switch requirement {
             case .digit: rules.append(.containsDigit())

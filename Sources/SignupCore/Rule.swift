@@ -65,12 +65,15 @@ public struct RuleCheck: Sendable, Equatable, Hashable {
 
 /// The values of a form's other fields, for rules that look across fields.
 ///
-/// Prints and mirrors without the values of secret fields.
+/// Read a field's typed value with its key: `context[password]`. Prints and mirrors without
+/// the values of secret fields.
 public struct RuleContext: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The current (normalized) value of every field, by name.
+    /// The current (normalized) text of every field, by name.
     public var values: [String: String]
     /// The names of the fields whose values are secrets: never printed.
     public var secretFields: Set<String>
+    /// The values as their fields parsed them, by name (absent for a field that holds no value).
+    var typedValues: [String: any Sendable] = [:]
 
     /// A context of `values`, of which those named in `secretFields` are secrets.
     public init(values: [String: String] = [:], secretFields: Set<String> = []) {
@@ -78,8 +81,12 @@ public struct RuleContext: Sendable, CustomStringConvertible, CustomDebugStringC
         self.secretFields = secretFields
     }
 
-    /// The value of the field `name`, or `""` when it has none.
-    public subscript(field name: String) -> String { values[name] ?? "" }
+    /// The value of the field of `key`, as its field parsed it; nil when it holds none (an empty
+    /// number, a line that does not parse) or the context has no such field.
+    public subscript<Value: AnswerValue>(key: FieldKey<Value>) -> Value? {
+        if let typed = typedValues[key.name] { return typed as? Value }
+        return values[key.name].flatMap(Value.init(answer:))
+    }
 
     /// The values, secrets shown as `<redacted>`, in name order.
     public var description: String {
@@ -97,33 +104,85 @@ public struct RuleContext: Sendable, CustomStringConvertible, CustomDebugStringC
     }
 }
 
-/// A check of one value that reports every way it fails, and lists what it checks.
+/// Whether `value` is empty: absent (an empty answer of a type that has no empty value, such as
+/// a number), or an empty text or collection.
+func isEmptyValue<Value>(_ value: Value?) -> Bool {
+    guard let value else { return true }
+    return (value as? any Collection)?.isEmpty ?? false
+}
+
+/// A check of one typed value that reports every way it fails, and lists what it checks.
 ///
-/// Rules other than ``required(message:)`` pass on an empty value, so an empty answer
-/// reports only that it is required.
-public struct Rule: Sendable {
-    private let check: @Sendable (String, RuleContext) -> [RuleFailure]
+/// `Value` is what the field holds once its line is parsed (`String`, `Int`, `Bool`, a choice) or
+/// a UI set it. A rule is one of the families below, built with ``custom(_:message:label:referencing:where:)``
+/// or ``init(checks:referencing:appliesWhenEmpty:check:)``, or a composition of rules.
+///
+/// **Empty values.** A rule says whether it applies to an empty value (an empty text or
+/// collection, or no value at all): ``appliesWhenEmpty``. Only ``required(message:)`` does by
+/// default, so an empty answer reports only that it is required; `.minLength(8).applyingWhenEmpty()`
+/// also fails on `""`. On a field whose type has no empty value (a number, yes/no), an empty
+/// answer has no value at all: a rule of its own that applies then is passed nothing and passes.
+///
+/// **Composition.** A field reports every failure of its rules in order (``allFailures(_:)``);
+/// ``firstFailure(_:)`` stops at the first rule that fails, ``byPriority(_:)`` reports only the
+/// failing rules of the highest `priority` among those that fail.
+public struct Rule<Value: Sendable & Equatable>: Sendable {
+    /// The failures of a value (nil: an empty answer of a type with no empty value), applicability aside.
+    private let body: @Sendable (Value?, RuleContext) -> [RuleFailure]
+    /// Every failure, composition aside: what a checklist shows.
+    private let every: @Sendable (Value?, RuleContext) -> [RuleFailure]
     /// What the rule checks, for a checklist: one entry per reason it can fail with that people design for.
     public let checks: [RuleCheck]
-    /// The fields whose values the rule reads (a confirmation reads its password); a form
-    /// refuses, at creation, a rule naming a field it does not have.
+    /// The names of the fields whose values the rule reads (a confirmation reads its password); a
+    /// form refuses, at creation, a rule reading a field it does not have.
     public let referencedFields: [String]
+    /// Whether the rule checks an empty value (an empty text or collection, or none). False for
+    /// every rule but ``required(message:)`` unless made with ``applyingWhenEmpty(_:)``; a
+    /// composition is true and leaves it to each of its rules.
+    public let appliesWhenEmpty: Bool
+    /// Its rank in ``byPriority(_:)``: higher first. 0 unless set with ``priority(_:)``.
+    public let priority: Int
 
-    /// A rule from a closure that returns its failures for a value in its context, listing
-    /// `checks` and reading the fields `referencing`.
-    public init(
-        checks: [RuleCheck] = [],
-        referencing: [String] = [],
-        check: @escaping @Sendable (_ value: String, _ context: RuleContext) -> [RuleFailure]
+    init(
+        checks: [RuleCheck], referencedFields: [String], appliesWhenEmpty: Bool, priority: Int = 0,
+        body: @escaping @Sendable (Value?, RuleContext) -> [RuleFailure],
+        every: (@Sendable (Value?, RuleContext) -> [RuleFailure])? = nil
     ) {
-        self.check = check
         self.checks = checks
-        self.referencedFields = referencing
+        self.referencedFields = referencedFields
+        self.appliesWhenEmpty = appliesWhenEmpty
+        self.priority = priority
+        self.body = body
+        self.every = every ?? body
     }
 
-    /// Every failure of `value`, in the rule's order.
-    public func validate(_ value: String, in context: RuleContext = RuleContext()) -> [RuleFailure] {
-        check(value, context)
+    /// A rule from a closure that returns its failures for a value in its context, listing
+    /// `checks` and reading the fields `referencing`. It sees an empty value only when
+    /// `appliesWhenEmpty`.
+    public init(
+        checks: [RuleCheck] = [],
+        referencing: [any FieldReference] = [],
+        appliesWhenEmpty: Bool = false,
+        check: @escaping @Sendable (_ value: Value, _ context: RuleContext) -> [RuleFailure]
+    ) {
+        self.init(checks: checks, referencedFields: referencing.map(\.name), appliesWhenEmpty: appliesWhenEmpty) { value, context in
+            value.map { check($0, context) } ?? []
+        }
+    }
+
+    /// Every failure of `value`, in the rule's order (none for an empty value unless it ``appliesWhenEmpty``).
+    public func validate(_ value: Value, in context: RuleContext = RuleContext()) -> [RuleFailure] {
+        evaluate(value, in: context)
+    }
+
+    /// The failures of a field's value; nil is an empty answer of a type with no empty value.
+    func evaluate(_ value: Value?, in context: RuleContext) -> [RuleFailure] {
+        !appliesWhenEmpty && isEmptyValue(value) ? [] : body(value, context)
+    }
+
+    /// Every failure, each rule of a composition checked: what a checklist shows.
+    func evaluateEvery(_ value: Value?, in context: RuleContext) -> [RuleFailure] {
+        !appliesWhenEmpty && isEmptyValue(value) ? [] : every(value, context)
     }
 
     /// A rule that fails with `reason` and `message` when `predicate` is false for a non-empty
@@ -132,25 +191,82 @@ public struct Rule: Sendable {
         _ reason: String,
         message: String,
         label: String? = nil,
-        referencing: [String] = [],
-        where predicate: @escaping @Sendable (_ value: String, _ context: RuleContext) -> Bool
+        referencing: [any FieldReference] = [],
+        where predicate: @escaping @Sendable (_ value: Value, _ context: RuleContext) -> Bool
     ) -> Rule {
         Rule(checks: label.map { [RuleCheck(reason: reason, label: $0)] } ?? [], referencing: referencing) { value, context in
-            value.isEmpty || predicate(value, context) ? [] : [RuleFailure(reason: reason, message: message)]
+            predicate(value, context) ? [] : [RuleFailure(reason: reason, message: message)]
         }
+    }
+
+    /// Fails with `required` when the value is empty (an empty text or collection, or no value).
+    public static func required(message: String = Translation.english("This field is required")) -> Rule {
+        Rule(checks: [], referencedFields: [], appliesWhenEmpty: true) { value, _ in
+            isEmptyValue(value) ? [RuleFailure(reason: "required", message: message)] : []
+        }
+    }
+
+    /// The same rule, checking an empty value too when `applies` (see ``appliesWhenEmpty``).
+    public func applyingWhenEmpty(_ applies: Bool = true) -> Rule {
+        Rule(checks: checks, referencedFields: referencedFields, appliesWhenEmpty: applies, priority: priority, body: body, every: every)
+    }
+
+    /// The same rule ranked `level` in ``byPriority(_:)`` (higher first).
+    public func priority(_ level: Int) -> Rule {
+        Rule(checks: checks, referencedFields: referencedFields, appliesWhenEmpty: appliesWhenEmpty, priority: level, body: body, every: every)
     }
 
     /// The same rule with `text` as the message of every failure it reports.
     public func message(_ text: String) -> Rule {
-        let check = self.check
-        return Rule(checks: checks, referencing: referencedFields) { value, context in
-            check(value, context).map { RuleFailure(reason: $0.reason, message: text) }
-        }
+        let (body, every) = (self.body, self.every)
+        return Rule(
+            checks: checks, referencedFields: referencedFields, appliesWhenEmpty: appliesWhenEmpty, priority: priority,
+            body: { body($0, $1).map { RuleFailure(reason: $0.reason, message: text) } },
+            every: { every($0, $1).map { RuleFailure(reason: $0.reason, message: text) } }
+        )
     }
 
     /// The same rule with `text` as the label of each check it lists.
     public func label(_ text: String) -> Rule {
-        Rule(checks: checks.map { RuleCheck(reason: $0.reason, label: text) }, referencing: referencedFields, check: check)
+        Rule(
+            checks: checks.map { RuleCheck(reason: $0.reason, label: text) }, referencedFields: referencedFields,
+            appliesWhenEmpty: appliesWhenEmpty, priority: priority, body: body, every: every
+        )
+    }
+
+    /// Every failure of every rule of `rules`, in order: what a field's list of rules does.
+    public static func allFailures(_ rules: [Rule]) -> Rule {
+        composed(rules) { value, context in rules.flatMap { $0.evaluate(value, in: context) } }
+    }
+
+    /// The failures of the first rule of `rules` that fails, and nothing of the rules after it:
+    /// `.firstFailure([.required(), .email()])`.
+    public static func firstFailure(_ rules: [Rule]) -> Rule {
+        composed(rules) { value, context in
+            for rule in rules {
+                let failures = rule.evaluate(value, in: context)
+                if !failures.isEmpty { return failures }
+            }
+            return []
+        }
+    }
+
+    /// The failures of the failing rules of the highest `priority` among those that fail, in
+    /// order: `.byPriority([.required().priority(2), .email().priority(1), .notCommon(…)])` reports
+    /// a bad address before a weak one, never both.
+    public static func byPriority(_ rules: [Rule]) -> Rule {
+        composed(rules) { value, context in
+            let failing = rules.map { ($0.priority, $0.evaluate(value, in: context)) }.filter { !$0.1.isEmpty }
+            guard let top = failing.map(\.0).max() else { return [] }
+            return failing.filter { $0.0 == top }.flatMap(\.1)
+        }
+    }
+
+    private static func composed(_ rules: [Rule], body: @escaping @Sendable (Value?, RuleContext) -> [RuleFailure]) -> Rule {
+        Rule(
+            checks: rules.flatMap(\.checks), referencedFields: rules.flatMap(\.referencedFields), appliesWhenEmpty: true,
+            body: body, every: { value, context in rules.flatMap { $0.evaluateEvery(value, in: context) } }
+        )
     }
 
     /// The labels of the checks of `rules`, joined for one line: `at least 8 characters, a digit`.

@@ -1,5 +1,5 @@
-/// Rules for email addresses and confirmations.
-extension Rule {
+/// Rules for email addresses.
+extension Rule where Value == String {
     /// Fails with `tooLong` over 254 UTF-8 bytes, else with `invalid` unless the address
     /// follows SPEC 2's syntax (see ``EmailSyntax``).
     public static func email(
@@ -14,10 +14,5 @@ extension Rule {
             case .invalid: return [RuleFailure(reason: "invalid", message: message)]
             }
         }
-    }
-
-    /// Fails with `mismatch` unless the value equals the value of field `other`.
-    public static func equals(field other: String, message: String = Translation.english("Passwords do not match")) -> Rule {
-        custom("mismatch", message: message, label: Translation.english("the same as {field}", ["field": other]), referencing: [other]) { value, context in value == context[field: other] }
     }
 }

@@ -1,5 +1,5 @@
 /// Rules against addresses made to look like another one (after Unicode's UTS 39).
-extension Rule {
+extension Rule where Value == String {
     /// Fails with `mixedScripts` when the local part or a domain label mixes letters of Latin,
     /// Greek, Cyrillic, Armenian, Cherokee, Coptic, Lisu or Canadian syllabics: `admіn@example.com` with a Cyrillic `і` looks
     /// exactly like `admin@example.com`. Each script alone, and each with digits and any other

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Rules for passwords: character classes, strength and words to avoid.
-extension Rule {
+extension Rule where Value == String {
     /// Fails with `needsDigit` unless some character is a number (`Character.isNumber`).
     public static func containsDigit(message: String = Translation.english("Add a digit")) -> Rule {
         custom("needsDigit", message: message, label: Translation.english("a digit")) { value, _ in value.contains { $0.isNumber } }
@@ -29,7 +29,7 @@ extension Rule {
     public static func strength(
         atLeast level: StrengthLevel,
         estimator: StrengthEstimator,
-        emailField: String? = nil,
+        emailField: FieldKey<String>? = nil,
         message: String? = nil
     ) -> Rule {
         let text = message ?? Translation.english("Choose a harder-to-guess password: it must be at least {level}", translated: ["level": level.label])
@@ -46,9 +46,9 @@ extension Rule {
 
     /// Fails with `containsEmail` when the local part (3 or more characters) of the email in
     /// field `emailField` appears in the password, ignoring case.
-    public static func notContainingEmail(field emailField: String = "email", message: String = Translation.english("Do not use your email address in your password")) -> Rule {
+    public static func notContainingEmail(field emailField: FieldKey<String> = SignupForm.email, message: String = Translation.english("Do not use your email address in your password")) -> Rule {
         custom("containsEmail", message: message, label: Translation.english("not your email's name"), referencing: [emailField]) { value, context in
-            let local = emailLocalPart(context[field: emailField]).lowercased()
+            let local = emailLocalPart(context[emailField] ?? "").lowercased()
             return local.count < 3 || !value.lowercased().includes(local)
         }
     }
@@ -78,9 +78,9 @@ func emailLocalPart(_ email: String) -> String {
     return String(email[..<at])
 }
 
-private func userWords(from context: RuleContext, emailField: String?) -> [String] {
+private func userWords(from context: RuleContext, emailField: FieldKey<String>?) -> [String] {
     guard let emailField else { return [] }
-    return knownWords(inEmail: context[field: emailField])
+    return knownWords(inEmail: context[emailField] ?? "")
 }
 
 /// The words of an email's local part that zxcvbn should treat as known: the whole local
@@ -92,7 +92,7 @@ func knownWords(inEmail email: String) -> [String] {
     return [local] + pieces.filter { $0 != local }
 }
 
-extension Rule {
+extension Rule where Value == String {
     /// Fails with `compatibilityCharacter` when the value's NFKC form differs from its NFC form:
     /// fullwidth letters, ligatures, no-break and other special spaces, superscripts.
     ///

@@ -1,12 +1,13 @@
-/// Rules for any text field.
-extension Rule {
-    /// Fails with `required` when the value is empty.
-    public static func required(message: String = Translation.english("This field is required")) -> Rule {
-        Rule { value, _ in
-            value.isEmpty ? [RuleFailure(reason: "required", message: message)] : []
-        }
-    }
+/// How a ``Rule/pattern(_:_:reason:message:label:)`` matches: the caller says which.
+public enum PatternMatch: Sendable, Equatable {
+    /// The whole value must match (`[0-9]{4}` refuses `12345`).
+    case wholeMatch
+    /// Some part of the value must match (`[0-9]` asks for a digit somewhere).
+    case contains
+}
 
+/// Rules for any text field.
+extension Rule where Value == String {
     /// Fails with `tooShort` when the value has fewer than `count` characters.
     public static func minLength(_ count: Int, message: String? = nil) -> Rule {
         custom(
@@ -23,10 +24,15 @@ extension Rule {
         ) { value, _ in value.count <= count }
     }
 
-    /// Fails with `invalid` (or `reason`) unless the whole value matches the regular expression `pattern`.
+    /// Fails with `invalid` (or `reason`) unless the value matches the regular expression
+    /// `pattern` as `match` says: the whole value (``PatternMatch/wholeMatch``) or some part of it
+    /// (``PatternMatch/contains``).
     ///
     /// An invalid pattern is a programming error and stops the program. With a `label` the rule lists that check.
-    public static func pattern(_ pattern: String, reason: String = "invalid", message: String = Translation.english("Use the expected format"), label: String? = nil) -> Rule {
+    public static func pattern(
+        _ pattern: String, _ match: PatternMatch, reason: String = "invalid",
+        message: String = Translation.english("Use the expected format"), label: String? = nil
+    ) -> Rule {
         let regex: Regex<AnyRegexOutput>
         do {
             regex = try Regex(pattern)
@@ -34,7 +40,12 @@ extension Rule {
             preconditionFailure("invalid regular expression \(pattern): \(error)")
         }
         let box = RegexBox(regex: regex)
-        return custom(reason, message: message, label: label) { value, _ in (try? box.regex.wholeMatch(in: value)) != nil }
+        return custom(reason, message: message, label: label) { value, _ in
+            switch match {
+            case .wholeMatch: (try? box.regex.wholeMatch(in: value)) != nil
+            case .contains: (try? box.regex.firstMatch(in: value)) != nil
+            }
+        }
     }
 
     /// Fails with `invalidCharacter` when the value holds a control character (tab, escape, NUL…).
@@ -53,6 +64,41 @@ extension Rule {
         custom("invisibleCharacter", message: message) { value, _ in
             !value.unicodeScalars.contains(where: \.isInvisible)
         }
+    }
+}
+
+/// Rules for any collection: a list chosen in a UI, or a text counted in characters.
+extension Rule where Value: Collection {
+    /// Fails with `tooFew` when the value has fewer than `count` elements (`count` itself passes).
+    public static func count(atLeast count: Int, message: String? = nil) -> Rule {
+        custom(
+            "tooFew", message: message ?? Translation.english("Choose at least {count}", ["count": String(count)]),
+            label: Translation.english("at least {count}", ["count": String(count)])
+        ) { value, _ in value.count >= count }
+    }
+
+    /// Fails with `tooFew` unless the value has more than `count` elements (`count` itself fails).
+    public static func count(moreThan count: Int, message: String? = nil) -> Rule {
+        custom(
+            "tooFew", message: message ?? Translation.english("Choose more than {count}", ["count": String(count)]),
+            label: Translation.english("more than {count}", ["count": String(count)])
+        ) { value, _ in value.count > count }
+    }
+
+    /// Fails with `tooMany` when the value has more than `count` elements (`count` itself passes).
+    public static func count(atMost count: Int, message: String? = nil) -> Rule {
+        custom(
+            "tooMany", message: message ?? Translation.english("Choose at most {count}", ["count": String(count)]),
+            label: Translation.english("at most {count}", ["count": String(count)])
+        ) { value, _ in value.count <= count }
+    }
+
+    /// Fails with `tooMany` unless the value has fewer than `count` elements (`count` itself fails).
+    public static func count(fewerThan count: Int, message: String? = nil) -> Rule {
+        custom(
+            "tooMany", message: message ?? Translation.english("Choose fewer than {count}", ["count": String(count)]),
+            label: Translation.english("fewer than {count}", ["count": String(count)])
+        ) { value, _ in value.count < count }
     }
 }
 

@@ -3,12 +3,12 @@ import Foundation
 /// The sign-up form: email, password and its confirmation, under a password policy. `signup`
 /// is this configuration of ``Wizard``.
 public enum SignupForm {
-    /// The email field's name.
-    public static let email = "email"
-    /// The password field's name.
-    public static let password = "password"
-    /// The confirmation field's name.
-    public static let confirm = "confirm"
+    /// The email field's key.
+    public static let email = FieldKey<String>("email")
+    /// The password field's key.
+    public static let password = FieldKey<String>("password")
+    /// The confirmation field's key.
+    public static let confirm = FieldKey<String>("confirm")
     /// The first line of every `signup` conversation.
     public static let banner = Translation.english("Create your account (Ctrl-C to cancel)")
     /// Checks of the policy left out of the password's hint (a limit no one reaches by accident).
@@ -20,7 +20,7 @@ public enum SignupForm {
         let passwordRules = policy.rules(strength: estimator, emailField: email)
         return Form(fields: [
             Field(
-                name: email, label: Translation.english("Email"),
+                email, label: Translation.english("Email"),
                 rules: [
                     .required(message: Translation.english("Enter your email address")), .email(),
                     .noInvisibleCharacters(message: Translation.english("Remove an invisible character: it would make this address look like another one")),
@@ -32,7 +32,7 @@ public enum SignupForm {
                 normalize: normalizeEmail
             ),
             Field(
-                name: password, label: Translation.english("Password"),
+                password, label: Translation.english("Password"),
                 rules: passwordRules,
                 isSecret: true, messages: policy.messages,
                 hint: Translation.english(
@@ -42,8 +42,8 @@ public enum SignupForm {
                 normalize: normalizePassword
             ),
             Field(
-                name: confirm, label: Translation.english("Confirm password"),
-                rules: [.required(message: Translation.english("Enter the password again")), .equals(field: password)],
+                confirm, label: Translation.english("Confirm password"),
+                rules: [.required(message: Translation.english("Enter the password again")), .equals(password)],
                 isSecret: true, dependsOn: [password], messages: policy.messages,
                 normalize: normalizePassword
             ),
@@ -60,7 +60,7 @@ public enum SignupForm {
     }
 
     /// The error of a password change whose account is gone (deleted meanwhile).
-    public static let emailUnknown = FieldError(field: email, code: "email.unknown", message: "No account has this email")
+    public static let emailUnknown = FieldError(field: email.name, code: "email.unknown", message: "No account has this email")
 
     /// The texts of `signup`'s conversation.
     public static var texts: WizardTexts {
@@ -77,18 +77,17 @@ public enum SignupForm {
         form: Form,
         mode: WizardMode,
         strength estimator: StrengthEstimator,
-        presets: [String: String] = [:],
-        unreadablePresets: [String: InputProblem] = [:],
+        presets: [FieldPreset] = [],
         texts: WizardTexts = texts
     ) -> Wizard<CreatedAccount> {
         Wizard(
-            form: form, mode: mode, texts: texts, presets: presets, unreadablePresets: unreadablePresets,
+            form: form, mode: mode, texts: texts, presets: presets,
             afterAnswer: { name, form in
-                guard name == password, let level = shownStrength(in: form, estimator: estimator) else { return [] }
+                guard case password = name, let level = shownStrength(in: form, estimator: estimator) else { return [] }
                 return [.strength(level)]
             },
             reviewValue: { name, form in
-                name == password ? Translation.english("set ({level})", translated: ["level": strength(in: form, estimator: estimator).label]) : nil
+                name == password.name ? Translation.english("set ({level})", translated: ["level": strength(in: form, estimator: estimator).label]) : nil
             }
         )
     }
@@ -103,7 +102,7 @@ public enum SignupForm {
     }
 
     /// The error of a submit that found the email taken.
-    public static let emailTaken = FieldError(field: email, code: "email.taken", message: Translation.english("An account with this email already exists"))
+    public static let emailTaken = FieldError(field: email.name, code: "email.taken", message: Translation.english("An account with this email already exists"))
 
     /// The strength to show after a password: when it passes every rule but those about strength.
     static func shownStrength(in form: Form, estimator: StrengthEstimator) -> StrengthLevel? {

@@ -65,7 +65,7 @@ public struct SubmissionController: Sendable {
         form.markSubmitAttempted()
         form.clearFormErrors()
         guard form.isValid else {
-            state = .failed(.fields(form.fields.flatMap { form.errors(for: $0.name) }))
+            state = .failed(.fields(form.fields.flatMap { form.errors(named: $0.name) }))
             return nil
         }
         attempts += 1

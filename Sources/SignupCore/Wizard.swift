@@ -43,7 +43,7 @@ public struct Wizard<Success: Sendable>: Sendable {
     private var hinted: Set<String> = []
 
     /// A wizard over `form`. `presets` answer fields before the conversation starts (from
-    /// command-line options, a file); `unreadablePresets` are such answers that could not be read.
+    /// command-line options, a file), in the form's order; a field may have one.
     /// `checkedFields` have a check beyond their rules right after an answer that passes them
     /// (``WizardEffect/check(field:form:)``): a person hears its errors at once and is asked again.
     public init(
@@ -51,24 +51,27 @@ public struct Wizard<Success: Sendable>: Sendable {
         mode: WizardMode,
         texts: WizardTexts = WizardTexts(),
         confirmsDiscard: Bool = true,
-        checkedFields: Set<String> = [],
-        presets: [String: String] = [:],
-        unreadablePresets: [String: InputProblem] = [:],
+        checkedFields: [any FieldReference] = [],
+        presets: [FieldPreset] = [],
         afterAnswer: @escaping AfterAnswer = { _, _ in [] },
         reviewValue: @escaping ReviewValue = { _, _ in nil }
     ) {
         var form = form
         for field in form.fields {
-            if let value = presets[field.name] { form.answer(field.name, with: value) }
-            if let problem = unreadablePresets[field.name] { form.reject(field.name, with: [.unreadable(problem, field: field.name)]) }
+            for preset in presets where preset.name == field.name {
+                switch preset.answer {
+                case .line(let line): form.answer(named: field.name, with: line)
+                case .unreadable(let problem): form.reject(named: field.name, with: [.unreadable(problem, field: field.name)])
+                }
+            }
         }
-        for name in Set(presets.keys).union(unreadablePresets.keys).union(checkedFields) where form[name] == nil {
+        for name in presets.map(\.name) + checkedFields.map(\.name) where form[named: name] == nil {
             preconditionFailure("a preset or a checked field names a field this form does not have; its fields: \(form.fields.map(\.name).joined(separator: ", "))")
         }
         self.mode = mode
         self.texts = texts
         self.confirmsDiscard = confirmsDiscard
-        self.checkedFields = checkedFields
+        self.checkedFields = Set(checkedFields.map(\.name))
         self.afterAnswer = afterAnswer
         self.reviewValue = reviewValue
         self.controller = SubmissionController(form: form)
@@ -105,7 +108,7 @@ public struct Wizard<Success: Sendable>: Sendable {
         case (.checking(let name), .interrupt):
             // A check cut short leaves the answer unchecked: the field is asked again if the
             // conversation goes on.
-            controller.update { $0.reset(name) }
+            controller.update { $0.reset(named: name) }
             return interrupted(at: .field(name))
         case (.checking, _):
             return []
@@ -125,7 +128,7 @@ public struct Wizard<Success: Sendable>: Sendable {
             // A script's empty line keeps an initial value, as Enter does on the line that shows it;
             // a secret's is never shown, so Enter on its empty masked line keeps it too; Enter at a
             // yes/no or a choice takes its default (the current answer, else the initial value).
-            let field = form[name]!
+            let field = form[named: name]!
             let answer: String
             if text.isEmpty && field.promptStyle != .line {
                 answer = field.isAnswered ? field.value : field.initialValue
@@ -134,10 +137,10 @@ public struct Wizard<Success: Sendable>: Sendable {
             } else {
                 answer = text
             }
-            controller.update { $0.answer(name, with: answer) }
+            controller.update { $0.answer(named: name, with: answer) }
             return answered(name)
         case (.asking(.field(let name)), .unreadable(let problem)):
-            controller.update { $0.reject(name, with: [.unreadable(problem, field: name)]) }
+            controller.update { $0.reject(named: name, with: [.unreadable(problem, field: name)]) }
             return answered(name)
         case (.asking(let question), .answer(let text)):
             return reply(text, to: question)
@@ -149,12 +152,12 @@ public struct Wizard<Success: Sendable>: Sendable {
     // MARK: - Fields
 
     private mutating func answered(_ name: String, checked: Bool = false) -> [WizardEffect<Success>] {
-        let field = form[name]!
-        if !checked, checkedFields.contains(name), !field.isRejected, form.errors(for: name).isEmpty {
+        let field = form[named: name]!
+        if !checked, checkedFields.contains(name), !field.isRejected, form.errors(named: name).isEmpty {
             step = .checking(field: name)
             return [.check(field: name, form: form)]
         }
-        let errors = form.visibleErrors(for: name)
+        let errors = form.visibleErrors(named: name)
         var effects: [WizardEffect<Success>] = afterAnswer(name, form).map { .note($0) }
         // A script hears every error once, in the outcome; a person hears them at once.
         guard mode == .interactive else { return effects + next() }
@@ -163,10 +166,9 @@ public struct Wizard<Success: Sendable>: Sendable {
         if !field.dependsOn.isEmpty, errors.contains(where: { $0.reason == "mismatch" }) {
             // The confirmation does not match: the field it is compared with is typed again, then
             // the confirmation; other fields it depends on keep their answers.
-            let compared = field.rules.filter { $0.checks.contains { $0.reason == "mismatch" } }.flatMap(\.referencedFields)
-            let sources = compared.filter(field.dependsOn.contains)
+            let sources = field.comparedFields.filter(field.dependsOn.contains)
             let reset = sources.isEmpty ? field.dependsOn : sources
-            controller.update { form in reset.forEach { form.reset($0) } }
+            controller.update { form in reset.forEach { form.reset(named: $0) } }
             return effects + askField(reset[0])
         }
         if !errors.isEmpty { return effects + askField(name, reasonsShown: true) }
@@ -177,8 +179,8 @@ public struct Wizard<Success: Sendable>: Sendable {
     /// before the prompt, whatever made it fail (its own answer, another field it reads, a
     /// preset that failed its rules, the submit). Before its first prompt comes its hint.
     private mutating func askField(_ name: String, reasonsShown: Bool = false, initial: String? = nil) -> [WizardEffect<Success>] {
-        let field = form[name]!
-        let errors = form.visibleErrors(for: name)
+        let field = form[named: name]!
+        let errors = form.visibleErrors(named: name)
         var effects: [WizardEffect<Success>] = []
         if mode == .interactive, let hint = field.hint, !hinted.contains(name) {
             hinted.insert(name)
@@ -210,7 +212,7 @@ public struct Wizard<Success: Sendable>: Sendable {
 
     private mutating func review() -> [WizardEffect<Success>] {
         let lines = editableFields.map { name in
-            let field = form[name]!
+            let field = form[named: name]!
             let label = field.reviewLabel ?? field.label
             if let shown = reviewValue(name, form) { return ReviewLine(label: label, value: shown) }
             return field.isSecret ? ReviewLine(label: label, value: texts.secretSet) : ReviewLine(label: label, value: field.value, isAnswer: true)
@@ -230,7 +232,7 @@ public struct Wizard<Success: Sendable>: Sendable {
             case "", "y", "yes": return submit()
             case "n", "no": return finish(.declined)
             case "e", "edit":
-                let labels = editableFields.map { form[$0]!.reviewLabel ?? form[$0]!.label }
+                let labels = editableFields.map { form[named: $0]!.reviewLabel ?? form[named: $0]!.label }
                 guard !labels.isEmpty else { return [.notice(texts.nothingToChange), ask(.review)] }
                 return [.choices(labels), ask(.pickField)]
             default: return [.notice(texts.reviewHelp), ask(.review)]
@@ -239,16 +241,16 @@ public struct Wizard<Success: Sendable>: Sendable {
             if answer.isEmpty { return review() }
             let fields = editableFields
             let chosen = Int(answer).flatMap { fields.indices.contains($0 - 1) ? fields[$0 - 1] : nil }
-                ?? fields.first { $0 == answer || (form[$0]?.reviewLabel ?? form[$0]?.label)?.lowercased() == answer }
+                ?? fields.first { $0 == answer || (form[named: $0]?.reviewLabel ?? form[named: $0]?.label)?.lowercased() == answer }
             guard let name = chosen else {
                 return [.notice(texts.pickHelp(fields.count)), ask(.pickField)]
             }
             // A text answer is changed from where it is (Enter keeps it); a secret, never shown, is typed anew.
-            if form[name]!.isSecret {
-                controller.update { $0.reset(name) }
+            if form[named: name]!.isSecret {
+                controller.update { $0.reset(named: name) }
                 return askField(name, initial: "")
             }
-            return askField(name, initial: form[name]!.value)
+            return askField(name, initial: form[named: name]!.value)
         case .retry:
             switch answer {
             case "", "y", "yes": return submit()
@@ -264,7 +266,7 @@ public struct Wizard<Success: Sendable>: Sendable {
 
     private mutating func submit() -> [WizardEffect<Success>] {
         guard let attempt = controller.begin() else {
-            let errors = form.fields.flatMap { form.errors(for: $0.name) }
+            let errors = form.fields.flatMap { form.errors(named: $0.name) }
             if mode == .script { return finish(.invalid(errors)) }
             return askField(controller.fieldToRevisit ?? form.fields[0].name)
         }
@@ -308,8 +310,8 @@ public struct Wizard<Success: Sendable>: Sendable {
     private mutating func endOfInput(at question: Question) -> [WizardEffect<Success>] {
         if mode == .interactive { return interrupted(at: question) }
         guard case .field(let name) = question else { return finish(.cancelled) }
-        let errors = form.fields.filter(\.isAnswered).flatMap { form.errors(for: $0.name) }
-        return finish(.incomplete(field: name, label: form[name]!.label, errors: errors))
+        let errors = form.fields.filter(\.isAnswered).flatMap { form.errors(named: $0.name) }
+        return finish(.incomplete(field: name, label: form[named: name]!.label, errors: errors))
     }
 
     private mutating func finish(_ outcome: WizardOutcome<Success>) -> [WizardEffect<Success>] {
@@ -329,7 +331,7 @@ public struct Wizard<Success: Sendable>: Sendable {
     private func prompt(for question: Question) -> Prompt {
         switch question {
         case .field(let name):
-            let field = form[name]!
+            let field = form[named: name]!
             var prompt = Prompt(question: question, text: promptText(field, words: field.label), isSecret: field.isSecret)
             prompt.spoken = field.accessibilityDescription.map { promptText(field, words: $0) }
             return prompt
@@ -392,5 +394,33 @@ extension String {
     /// The text without white space at either end.
     var trimmingSpaces: String {
         String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}
+
+/// An answer given before the conversation starts (a command-line option, a file): a line for a
+/// field, or a line that could not be read.
+public struct FieldPreset: Sendable {
+    enum Answer: Sendable {
+        case line(String)
+        case unreadable(InputProblem)
+    }
+
+    /// The name of the field it answers.
+    public let name: String
+    let answer: Answer
+
+    /// Answers the field of `key` with `line`, as if it were typed.
+    public static func line(_ key: some FieldReference, _ line: String) -> FieldPreset {
+        FieldPreset(name: key.name, answer: .line(line))
+    }
+
+    /// Answers the field of `key` with a typed `value`.
+    public static func value<Value: AnswerValue>(_ key: FieldKey<Value>, _ value: Value) -> FieldPreset {
+        FieldPreset(name: key.name, answer: .line(value.answerText))
+    }
+
+    /// Answers the field of `key` with a line that could not be read: shown with its errors before the field is asked.
+    public static func unreadable(_ key: some FieldReference, _ problem: InputProblem) -> FieldPreset {
+        FieldPreset(name: key.name, answer: .unreadable(problem))
     }
 }

@@ -41,9 +41,9 @@ func median(rounds: Int = 41, batch: Int, _ body: () -> Void) -> Double {
 
 let estimator = StrengthEstimator.zxcvbn
 var form = SignupForm.make(policy: .standard, strength: estimator)
-form.answer("email", with: "alice.liddell@example.com")
-form.answer("password", with: "Quartz-Lantern-58")
-form.answer("confirm", with: "Quartz-Lantern-58")
+form.answer(SignupForm.email, with: "alice.liddell@example.com")
+form.answer(SignupForm.password, with: "Quartz-Lantern-58")
+form.answer(SignupForm.confirm, with: "Quartz-Lantern-58")
 let context = form.context
 
 // Reference: counting the Characters of the password, the cheapest rule there is.
@@ -57,8 +57,8 @@ rows.append(("whole form isValid", median(batch: 500) { consume(form.isValid) })
 let nist = SignupForm.make(policy: .nist, strength: estimator)
 rows.append(("validate password (nist)", median(batch: 500) {
     var copy = nist
-    copy.answer("password", with: "quartz lantern harbour 58")
-    consume(copy.errors(for: "password"))
+    copy.answer(SignupForm.password, with: "quartz lantern harbour 58")
+    consume(copy.errors(for: SignupForm.password))
 }))
 let hash = median(rounds: 9, batch: 1) { consume(try? PasswordHasher.hash(Secret("Quartz-Lantern-58"))) }
 

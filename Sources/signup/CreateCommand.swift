@@ -206,19 +206,18 @@ struct CreateRun {
             environment: EnvironmentPassword.taken
         )
 
-        var presets: [String: String] = [:]
-        var unreadable: [String: InputProblem] = [:]
-        func preset(_ line: LineInput.Line, to fields: [String]) {
+        var presets: [FieldPreset] = []
+        func preset(_ line: LineInput.Line, to fields: [FieldKey<String>]) {
             for field in fields {
                 switch line {
-                case .text(let text): presets[field] = text
-                case .unreadable(let problem): unreadable[field] = problem
+                case .text(let text): presets.append(.line(field, text))
+                case .unreadable(let problem): presets.append(.unreadable(field, problem))
                 case .endOfInput: break
                 }
             }
         }
         if let changing {
-            presets[SignupForm.email] = changing
+            presets.append(.line(SignupForm.email, changing))
         } else if let email {
             // The bytes as given: invalid UTF-8 is `email.invalidEncoding`, never repaired.
             preset(LineInput.judge(RawArguments.value(of: "--email", parsed: email) ?? Array(email.utf8)), to: [SignupForm.email])
@@ -230,7 +229,7 @@ struct CreateRun {
             throw UsageError("with the password on standard input (--password-fd 0, or a --password-file that is standard input), give the email with --email")
         }
         let sharedLine = source == .standardInput ? ConfirmationFromPassword() : nil
-        if !interactive && (email == nil || !presets.keys.contains(SignupForm.password) && unreadable[SignupForm.password] == nil)
+        if !interactive && (email == nil || !presets.contains { $0.name == SignupForm.password.name })
             && IO.standardInputIsAFolder {
             throw UsageError("standard input is a folder: give the answers in a file or a pipe")
         }
@@ -240,7 +239,7 @@ struct CreateRun {
         let runner = try TerminalStart.runner(options, json: json, hint: options.translation(Translation.english("Nothing was saved. Run with --no-interactive to answer line by line.")))
         var wizard = SignupForm.wizard(
             form: SignupForm.make(policy: passwordPolicy, strength: estimator), mode: runner.mode,
-            strength: estimator, presets: presets, unreadablePresets: unreadable,
+            strength: estimator, presets: presets,
             texts: changing.map { SignupForm.passwordChangeTexts(email: VisibleText.of(SignupForm.normalizeEmail($0))) } ?? SignupForm.texts
         )
         let quiet = quiet
@@ -257,7 +256,7 @@ struct CreateRun {
             if let changing {
                 // passwd EMAIL changes EMAIL's password only, whatever the review's edit made of the field.
                 guard AccountStore.key(forEmail: submission.email) == AccountStore.key(forEmail: SignupForm.normalizeEmail(changing)) else {
-                    return .rejected([FieldError(field: SignupForm.email, code: "email.notThisAccount", message: Translation.english(
+                    return .rejected([FieldError(field: SignupForm.email.name, code: "email.notThisAccount", message: Translation.english(
                         "This changes the password of {email} only: enter that address", ["email": VisibleText.of(SignupForm.normalizeEmail(changing))]))])
                 }
                 return Self.changePassword(submission, at: location, costs: passwordPolicy.argon2)

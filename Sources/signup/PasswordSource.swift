@@ -98,9 +98,9 @@ final class ConfirmationFromPassword {
 
     /// Reads as `read` does, except that the confirmation gets the last answer to the password.
     func intercept(_ prompt: Prompt, _ read: () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> {
-        if prompt.question == .field(SignupForm.confirm), let password { return password }
+        if prompt.question == .field(SignupForm.confirm.name), let password { return password }
         let input = read()
-        if prompt.question == .field(SignupForm.password) { password = input }
+        if prompt.question == .field(SignupForm.password.name) { password = input }
         return input
     }
 }

@@ -15,16 +15,24 @@ import WizardTerminal
 /// A choice: answered by name or number, `plan.notAChoice` otherwise.
 enum Plan: String, CaseIterable, AnswerValue { case free, pro, team }
 
+/// The form's fields, each declared once by its key: a misspelt key does not compile.
+enum JoinKeys {
+    static let username = FieldKey<String>("username")
+    static let password = FieldKey<String>("password")
+    static let age = FieldKey<Int>("age")
+    static let plan = FieldKey<Plan>("plan")
+}
+
 /// Asks a username, a password (its requirements first, a ✓/✗ checklist after each try),
 /// an age and a plan, at a terminal or from a script; a taken username is asked again.
 func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(TerminalError) -> WizardOutcome<String> {
     let passwordRules = PasswordPolicy.standard.rules(strength: .zxcvbn)
     let form = Form(fields: [
-        Field(name: "username", label: "Username", rules: [.required(), .minLength(3)], normalize: Field.trimmingWhiteSpace),
-        Field(name: "password", label: "Password", rules: passwordRules, isSecret: true,
+        Field(JoinKeys.username, label: "Username", rules: [.required(), .minLength(3)], normalize: Field.trimmingWhiteSpace),
+        Field(JoinKeys.password, label: "Password", rules: passwordRules, isSecret: true,
               hint: "Password requirements: " + Rule.requirements(of: passwordRules, leavingOut: ["tooLong"])),
-        Field(FieldKey<Int>("age"), label: "Age", rules: [.required(), .range(13...120)]),
-        Field(FieldKey<Plan>("plan"), label: "Plan", initial: .free),
+        Field(JoinKeys.age, label: "Age", rules: [.required(), .range(13...120)]),
+        Field(JoinKeys.plan, label: "Plan", initial: .free),
     ])
     TerminalGuard.install()  // signals restore the terminal until uninstall()
     defer { TerminalGuard.uninstall() }
@@ -32,12 +40,13 @@ func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(Ter
     defer { runner.close() }
     var wizard = Wizard<String>(form: form, mode: runner.mode, texts: WizardTexts(banner: "Join us"),
                                 afterAnswer: { name, form in
-                                    name == "password" ? [.checklist(form.checklist(for: name, leavingOut: ["tooLong"]))] : []
+                                    name == JoinKeys.password.name
+                                        ? [.checklist(form.checklist(for: JoinKeys.password, leavingOut: ["tooLong"]))] : []
                                 })
     return runner.run(&wizard) { form in
-        let username = form.text("username")
+        let username = form.text(JoinKeys.username)
         guard !taken.contains(username) else {
-            return .rejected([FieldError(field: "username", code: "username.taken", message: "That name is taken")])
+            return .rejected([FieldError(field: JoinKeys.username.name, code: "username.taken", message: "That name is taken")])
         }
         return .succeeded(username)
     }

@@ -43,10 +43,10 @@ func failure(_ result: Result<Void, SubmissionFailure>) -> SubmissionFailure? {
     @Test func theFormCannotChangeUnderARunningSubmit() throws {
         var controller = SubmissionController(form: filledForm())
         let attempt = try begun(&controller)
-        let changed = controller.update { $0.answer("email", with: "mallory@example.com") }
+        let changed = controller.update { $0.answer(K.email, line: "mallory@example.com") }
         #expect(!changed)
-        #expect(controller.form["email"]?.value == "alice@example.com")
-        #expect(attempt.form["email"]?.value == "alice@example.com")
+        #expect(controller.form[K.email]?.value == "alice@example.com")
+        #expect(attempt.form[K.email]?.value == "alice@example.com")
     }
 
     @Test func anAsyncSubmitsThrownFieldErrorsGoBackOnTheirFields() async throws {
@@ -57,7 +57,7 @@ func failure(_ result: Result<Void, SubmissionFailure>) -> SubmissionFailure? {
             throw SubmissionFailure.fields([FieldError(field: "email", code: "email.taken", message: "Taken")])
         }
         controller.finish(attempt, with: result)
-        #expect(codes(controller.form.visibleErrors(for: "email")) == ["email.taken"])
+        #expect(codes(controller.form.visibleErrors(for: K.email)) == ["email.taken"])
         #expect(controller.fieldToRevisit == "email")
     }
 
@@ -78,7 +78,7 @@ func failure(_ result: Result<Void, SubmissionFailure>) -> SubmissionFailure? {
         controller.finish(attempt, with: .failure(.fields([limited])))
         #expect(controller.form.formErrors == [limited])
         #expect(controller.state == .failed(.fields([limited])))
-        controller.update { $0.answer("email", with: "bob@example.com") }
+        controller.update { $0.answer(K.email, line: "bob@example.com") }
         #expect(controller.form.formErrors.isEmpty)  // an answer changes the form: the error no longer holds
     }
 

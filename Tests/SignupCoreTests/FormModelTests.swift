@@ -7,11 +7,11 @@ import Testing
 @MainActor @Suite struct FormModelTests {
     static func signUp() -> Form {
         Form(fields: [
-            Field(name: "email", label: "Email", rules: [.required(), .email()]),
-            Field(name: "password", label: "Password", rules: [.required(), .minLength(8)], isSecret: true),
-            Field(name: "confirm", label: "Confirm", rules: [.required(), .equals(field: "password")], isSecret: true,
-                  dependsOn: ["password"]),
-            Field(name: "plan", label: "Plan", initial: "free"),
+            Field(K.email, label: "Email", rules: [.required(), .email()]),
+            Field(K.password, label: "Password", rules: [.required(), .minLength(8)], isSecret: true),
+            Field(K.confirm, label: "Confirm", rules: [.required(), .equals(K.password)], isSecret: true,
+                  dependsOn: [K.password]),
+            Field(K.planText, label: "Plan", initial: "free"),
         ])
     }
 
@@ -25,87 +25,87 @@ import Testing
 
     @Test func errorsAreDeferredUntilAFieldIsAnswered() {
         let model = FormModel<Int>(form: Self.signUp())
-        #expect(model["email"].state == .idle && model["email"].visibleErrors.isEmpty)
+        #expect(model[K.email].state == .idle && model[K.email].visibleErrors.isEmpty)
         #expect(!model.isValid)
-        model["email"].text = "not an email"
-        #expect(model["email"].visibleErrors.map(\.code) == ["email.invalid"])
-        #expect(model["password"].visibleErrors.isEmpty)
+        model[K.email].text = "not an email"
+        #expect(model[K.email].visibleErrors.map(\.code) == ["email.invalid"])
+        #expect(model[K.password].visibleErrors.isEmpty)
     }
 
     @Test func aChangeNotifiesOnlyWhatReadIt() {
         let model = FormModel<Int>(form: Self.signUp())
-        let notified1 = notifies({ _ = model["email"].text }, when: { model["plan"].text = "pro" })
+        let notified1 = notifies({ _ = model[K.email].text }, when: { model[K.planText].text = "pro" })
         #expect(!notified1)
-        let notified2 = notifies({ _ = model["plan"].text }, when: { model["plan"].text = "team" })
+        let notified2 = notifies({ _ = model[K.planText].text }, when: { model[K.planText].text = "team" })
         #expect(notified2)
-        let notified3 = notifies({ _ = model["email"].visibleErrors }, when: { model["email"].text = "bad" })
+        let notified3 = notifies({ _ = model[K.email].visibleErrors }, when: { model[K.email].text = "bad" })
         #expect(notified3)
         // Typing again into a field that stays invalid for the same reason changes nothing a view shows.
-        let notified4 = notifies({ _ = model["email"].visibleErrors }, when: { model["email"].text = "worse" })
+        let notified4 = notifies({ _ = model[K.email].visibleErrors }, when: { model[K.email].text = "worse" })
         #expect(!notified4)
         // A new password makes the confirmation unanswered again: its view is told.
-        model["password"].text = "Password1"
-        model["confirm"].text = "Password1"
-        let notified5 = notifies({ _ = model["confirm"].isAnswered }, when: { model["password"].text = "Password2" })
+        model[K.password].text = "Password1"
+        model[K.confirm].text = "Password1"
+        let notified5 = notifies({ _ = model[K.confirm].isAnswered }, when: { model[K.password].text = "Password2" })
         #expect(notified5)
-        #expect(!model["confirm"].isAnswered)
+        #expect(!model[K.confirm].isAnswered)
     }
 
     @Test func validityAndDirtinessFollowTheAnswers() {
         let model = FormModel<Int>(form: Self.signUp())
         #expect(!model.isDirty && !model.asksBeforeDiscarding)
-        let notified6 = notifies({ _ = model.isDirty }, when: { model["plan"].text = "pro" })
+        let notified6 = notifies({ _ = model.isDirty }, when: { model[K.planText].text = "pro" })
         #expect(notified6)
         #expect(model.isDirty && model.asksBeforeDiscarding)
         model.confirmsDiscard = false
         #expect(!model.asksBeforeDiscarding)
-        model["plan"].text = "free"  // back to the initial value: not dirty
+        model[K.planText].text = "free"  // back to the initial value: not dirty
         #expect(!model.isDirty)
-        model["email"].text = "alice@example.com"
-        model["password"].text = "Password1"
+        model[K.email].text = "alice@example.com"
+        model[K.password].text = "Password1"
         #expect(!model.isValid)
-        let notified7 = notifies({ _ = model.isValid }, when: { model["confirm"].text = "Password1" })
+        let notified7 = notifies({ _ = model.isValid }, when: { model[K.confirm].text = "Password1" })
         #expect(notified7)
         #expect(model.isValid)
     }
 
     @Test func aFailedGateShowsEveryErrorAndFocusesTheFirstInvalidField() async {
         let model = FormModel<Int>(form: Self.signUp())
-        model["email"].text = "alice@example.com"
+        model[K.email].text = "alice@example.com"
         var ran = false
         let result = await model.submit { _ in ran = true; return 1 }
         #expect(result == nil && !ran)
-        #expect(model.focus == "password")
-        #expect(model["password"].visibleErrors.map(\.code) == ["password.required"])
+        #expect(model.focusedField == "password")
+        #expect(model[K.password].visibleErrors.map(\.code) == ["password.required"])
         model.focusesFirstInvalidFieldAfterFailedSubmit = false
-        model.focus = "email"
+        model.focus(on: K.email)
         _ = await model.submit { _ in 1 }
-        #expect(model.focus == "email")
+        #expect(model.focusedField == "email")
     }
 
     @Test func aSubmitReturnsItsTypedSuccessAndServerErrorsGoBackOnTheirFields() async {
         let model = FormModel<Int64>(form: Self.signUp())
-        model["email"].text = "alice@example.com"
-        model["password"].text = "Password1"
-        model["confirm"].text = "Password1"
+        model[K.email].text = "alice@example.com"
+        model[K.password].text = "Password1"
+        model[K.confirm].text = "Password1"
         let taken = await model.submit { _ in
             throw FieldError(field: "email", code: "email.taken", message: "An account with this email already exists")
         }
         #expect(taken == .failure(.fields([FieldError(field: "email", code: "email.taken", message: "An account with this email already exists")])))
-        #expect(model["email"].visibleErrors.map(\.code) == ["email.taken"])
-        #expect(model.focus == "email")
-        model["email"].text = "alice2@example.com"
-        let created = await model.submit { form in Int64(form.text("email").count) }
+        #expect(model[K.email].visibleErrors.map(\.code) == ["email.taken"])
+        #expect(model.focusedField == "email")
+        model[K.email].text = "alice2@example.com"
+        let created = await model.submit { form in Int64(form.text(K.email).count) }
         #expect(created == .success(18))
         #expect(model.success == 18 && model.submission == .succeeded)
     }
 
     @Test func aSecretFieldNeverShowsItsText() {
         let model = FormModel<Int>(form: Self.signUp())
-        model["password"].text = "Hunter2Zebra"
+        model[K.password].text = "Hunter2Zebra"
         var dumped = ""
-        dump(model["password"], to: &dumped)
-        let shown = "\(model["password"]) \(String(describing: model["password"])) \(String(reflecting: model["password"])) \(dumped)"
+        dump(model[K.password], to: &dumped)
+        let shown = "\(model[K.password]) \(String(describing: model[K.password])) \(String(reflecting: model[K.password])) \(dumped)"
         #expect(!shown.contains("Hunter2Zebra"))
         #expect(shown.contains("FieldModel(password)"))
     }

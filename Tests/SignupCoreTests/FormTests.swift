@@ -4,9 +4,9 @@ import Testing
 @Suite struct FormTests {
     @Test func aNewFormShowsNoErrorsButIsNotValid() {
         let form = standardForm()
-        for field in form.fields {
-            #expect(form.state(of: field.name) == .idle)
-            #expect(form.visibleErrors(for: field.name).isEmpty)
+        for key in [K.email, K.password, K.confirm] {
+            #expect(form.state(of: key) == .idle)
+            #expect(form.visibleErrors(for: key).isEmpty)
         }
         #expect(!form.isValid)
         #expect(form.firstInvalidField == "email")
@@ -15,45 +15,45 @@ import Testing
 
     @Test func errorsAppearOnlyAfterTheFieldIsAnswered() {
         var form = standardForm()
-        form.answer("email", with: "nope")
-        #expect(codes(form.visibleErrors(for: "email")) == ["email.invalid"])
-        #expect(form.visibleErrors(for: "password").isEmpty)  // not answered yet
-        #expect(form.state(of: "password") == .idle)
+        form.answer(K.email, line: "nope")
+        #expect(codes(form.visibleErrors(for: K.email)) == ["email.invalid"])
+        #expect(form.visibleErrors(for: K.password).isEmpty)  // not answered yet
+        #expect(form.state(of: K.password) == .idle)
     }
 
     @Test func everyFailingRuleIsReportedInOrder() {
         var form = standardForm()
-        form.answer("password", with: "abc")
-        #expect(codes(form.visibleErrors(for: "password")) == ["password.tooShort", "password.needsDigit", "password.needsUppercase", "password.tooWeak"])
+        form.answer(K.password, line: "abc")
+        #expect(codes(form.visibleErrors(for: K.password)) == ["password.tooShort", "password.needsDigit", "password.needsUppercase", "password.tooWeak"])
     }
 
     @Test func emailIsTrimmedAndPasswordIsNot() {
         var form = standardForm()
-        form.answer("email", with: "  alice@example.com \t")
-        form.answer("password", with: " Quartz-Lantern-58 ")
-        #expect(form["email"]?.value == "alice@example.com")
-        #expect(form["password"]?.value == " Quartz-Lantern-58 ")
+        form.answer(K.email, line: "  alice@example.com \t")
+        form.answer(K.password, line: " Quartz-Lantern-58 ")
+        #expect(form[K.email]?.value == "alice@example.com")
+        #expect(form[K.password]?.value == " Quartz-Lantern-58 ")
     }
 
     @Test func passwordsAreNFCNormalizedAndCompatibilityFormsRefused() {
         var form = standardForm()
-        form.answer("password", with: "Que\u{301}bec-Lantern-58")  // NFD é
-        form.answer("confirm", with: "Qu\u{E9}bec-Lantern-58")     // NFC é
-        #expect(form["password"]?.value == "Qu\u{E9}bec-Lantern-58")
-        #expect(form.visibleErrors(for: "password").isEmpty)
-        #expect(form.visibleErrors(for: "confirm").isEmpty)
-        form.answer("password", with: "Ｑuartz-Lantern-58")  // fullwidth Q: kept as typed, and refused
-        #expect(form["password"]?.value == "Ｑuartz-Lantern-58")
-        #expect(codes(form.visibleErrors(for: "password")) == ["password.compatibilityCharacter"])
+        form.answer(K.password, line: "Que\u{301}bec-Lantern-58")  // NFD é
+        form.answer(K.confirm, line: "Qu\u{E9}bec-Lantern-58")     // NFC é
+        #expect(form[K.password]?.value == "Qu\u{E9}bec-Lantern-58")
+        #expect(form.visibleErrors(for: K.password).isEmpty)
+        #expect(form.visibleErrors(for: K.confirm).isEmpty)
+        form.answer(K.password, line: "Ｑuartz-Lantern-58")  // fullwidth Q: kept as typed, and refused
+        #expect(form[K.password]?.value == "Ｑuartz-Lantern-58")
+        #expect(codes(form.visibleErrors(for: K.password)) == ["password.compatibilityCharacter"])
     }
 
     @Test func theGateOpensOnlyWhenEveryFieldPasses() {
         var form = standardForm()
-        form.answer("email", with: "alice@example.com")
-        form.answer("password", with: goodPassword)
+        form.answer(K.email, line: "alice@example.com")
+        form.answer(K.password, line: goodPassword)
         #expect(!form.isValid)
         #expect(form.firstInvalidField == "confirm")
-        form.answer("confirm", with: goodPassword)
+        form.answer(K.confirm, line: goodPassword)
         #expect(form.isValid)
         #expect(form.errors.isEmpty)
         #expect(form.firstInvalidField == nil)
@@ -61,56 +61,56 @@ import Testing
 
     @Test func aChangedPasswordMakesTheConfirmationUnansweredAgain() {
         var form = standardForm()
-        form.answer("password", with: goodPassword)
-        form.answer("confirm", with: goodPassword)
-        #expect(form.state(of: "confirm") == .valid)
-        form.answer("password", with: "Other-Lantern-77")
-        #expect(form["confirm"]?.isAnswered == false)
-        #expect(form["confirm"]?.value == "")
-        #expect(form.state(of: "confirm") == .idle)
-        form.answer("password", with: "Other-Lantern-77")  // the same answer again changes nothing
-        form.answer("confirm", with: "Other-Lantern-77")
-        form.answer("password", with: "Other-Lantern-77")
-        #expect(form["confirm"]?.isAnswered == true)
+        form.answer(K.password, line: goodPassword)
+        form.answer(K.confirm, line: goodPassword)
+        #expect(form.state(of: K.confirm) == .valid)
+        form.answer(K.password, line: "Other-Lantern-77")
+        #expect(form[K.confirm]?.isAnswered == false)
+        #expect(form[K.confirm]?.value == "")
+        #expect(form.state(of: K.confirm) == .idle)
+        form.answer(K.password, line: "Other-Lantern-77")  // the same answer again changes nothing
+        form.answer(K.confirm, line: "Other-Lantern-77")
+        form.answer(K.password, line: "Other-Lantern-77")
+        #expect(form[K.confirm]?.isAnswered == true)
     }
 
     @Test func dirtyTracking() {
         var form = standardForm()
         #expect(!form.isDirty)
-        form.answer("email", with: "a@example.com")
+        form.answer(K.email, line: "a@example.com")
         #expect(form.isDirty)
-        #expect(form["email"]?.isDirty == true)
-        #expect(form["password"]?.isDirty == false)
+        #expect(form[K.email]?.isDirty == true)
+        #expect(form[K.password]?.isDirty == false)
     }
 
     @Test func validationModes() {
         var form = Form(fields: [
-            Field(name: "live", rules: [.required()], mode: .always),
-            Field(name: "later", rules: [.minLength(3)], mode: .onSubmit),
-            Field(name: "normal", rules: [.minLength(3)]),
+            Field(K.live, rules: [.required()], mode: .always),
+            Field(K.later, rules: [.minLength(3)], mode: .onSubmit),
+            Field(K.normal, rules: [.minLength(3)]),
         ])
-        #expect(codes(form.visibleErrors(for: "live")) == ["live.required"])  // before any answer
-        form.answer("later", with: "ab")
-        form.answer("normal", with: "ab")
-        #expect(form.state(of: "later") == .edited)
-        #expect(form.visibleErrors(for: "later").isEmpty)
-        #expect(codes(form.visibleErrors(for: "normal")) == ["normal.tooShort"])
+        #expect(codes(form.visibleErrors(for: K.live)) == ["live.required"])  // before any answer
+        form.answer(K.later, line: "ab")
+        form.answer(K.normal, line: "ab")
+        #expect(form.state(of: K.later) == .edited)
+        #expect(form.visibleErrors(for: K.later).isEmpty)
+        #expect(codes(form.visibleErrors(for: K.normal)) == ["normal.tooShort"])
         form.markSubmitAttempted()
-        #expect(codes(form.visibleErrors(for: "later")) == ["later.tooShort"])
+        #expect(codes(form.visibleErrors(for: K.later)) == ["later.tooShort"])
     }
 
     @Test func messageOverridesByCodeOrReason() {
         var form = Form(fields: [
-            Field(name: "pin", rules: [.minLength(4), .containsDigit()], messages: ["pin.tooShort": "Four or more", "needsDigit": "Digits only"]),
+            Field(K.pin, rules: [.minLength(4), .containsDigit()], messages: ["pin.tooShort": "Four or more", "needsDigit": "Digits only"]),
         ])
-        form.answer("pin", with: "ab")
-        #expect(form.visibleErrors(for: "pin").map(\.message) == ["Four or more", "Digits only"])
+        form.answer(K.pin, line: "ab")
+        #expect(form.visibleErrors(for: K.pin).map(\.message) == ["Four or more", "Digits only"])
     }
 
     @Test func secretFieldsDoNotPrintTheirValue() {
         var form = standardForm()
-        form.answer("password", with: goodPassword)
-        let text = "\(form["password"]!) \(String(describing: form["password"]!))"
+        form.answer(K.password, line: goodPassword)
+        let text = "\(form[K.password]!) \(String(describing: form[K.password]!))"
         #expect(!text.contains(goodPassword))
         #expect(text.contains("<redacted>"))
         let secret = Secret(goodPassword)
@@ -133,7 +133,7 @@ import Testing
         }
         #expect(codes(errors) == ["email.required", "password.required", "confirm.required"])
         #expect(controller.fieldToRevisit == "email")
-        #expect(codes(controller.form.visibleErrors(for: "password")) == ["password.required"])  // visible after a submit
+        #expect(codes(controller.form.visibleErrors(for: K.password)) == ["password.required"])  // visible after a submit
     }
 
     @Test func initialSubmittingSucceeded() throws {
@@ -153,10 +153,10 @@ import Testing
         let taken = FieldError(field: "email", code: "email.taken", message: "An account with this email already exists")
         controller.finish(attempt, with: .failure(.fields([taken])))
         #expect(controller.state == .failed(.fields([taken])))
-        #expect(controller.form.visibleErrors(for: "email") == [taken])
+        #expect(controller.form.visibleErrors(for: K.email) == [taken])
         #expect(controller.fieldToRevisit == "email")
         #expect(!controller.form.isValid)
-        controller.update { $0.answer("email", with: "bob@example.com") }
+        controller.update { $0.answer(K.email, line: "bob@example.com") }
         #expect(controller.form.isValid)
         #expect(controller.fieldToRevisit == nil)
         #expect(controller.state == .initial)
@@ -168,7 +168,7 @@ import Testing
         let attempt = try #require(started)
         controller.finish(attempt, with: .failure(.unavailable(reason: "the disk is full")))
         #expect(controller.state == .failed(.unavailable(reason: "the disk is full")))
-        #expect(controller.form["email"]?.value == "alice@example.com")
+        #expect(controller.form[K.email]?.value == "alice@example.com")
         #expect(controller.begin() != nil)
     }
 }

@@ -10,7 +10,7 @@ import Testing
 
     static func form() -> Form {
         Form(fields: [
-            Field(name: "username", label: "User name", rules: [.required(), .minLength(3)]),
+            Field(K.username, label: "User name", rules: [.required(), .minLength(3)]),
             Field(age, label: "Age", rules: [.required(), .range(13...120)]),
             Field(plan, label: "Plan", initial: Plan.free),
         ])

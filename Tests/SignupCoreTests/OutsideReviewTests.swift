@@ -14,7 +14,7 @@ enum Size: String, CaseIterable, AnswerValue { case small, Small = "SMALL" }
         #expect(Floor(answer: "ground") == nil)
         var form = Form(fields: [Field(FieldKey<Floor>("floor"), initial: .first)])
         #expect(form.value(FieldKey<Floor>("floor")) == .first)  // Enter on the initial line keeps .first
-        form.answer("floor", with: "2")
+        form.answer(FieldKey<Floor>("floor"), line: "2")
         #expect(form.value(FieldKey<Floor>("floor")) == .second)
     }
 
@@ -26,14 +26,14 @@ enum Size: String, CaseIterable, AnswerValue { case small, Small = "SMALL" }
 
     @Test func aTypedFieldKeepsItsValuesOwnTextSoTheReviewShowsWhatWasChosen() {
         var form = typedForm()
-        form.answer("plan", with: "2")
-        form.answer("age", with: "+042")
-        form.answer("height", with: "1.50")
-        #expect(form.text("plan") == "team")
-        #expect(form.text("age") == "42")
-        #expect(form.text("height") == "1.5")
-        form.answer("age", with: "forty")
-        #expect(form.text("age") == "forty")  // what does not parse stays as typed, with its error
+        form.answer(K.plan, line: "2")
+        form.answer(K.age, line: "+042")
+        form.answer(K.height, line: "1.50")
+        #expect(form.text(K.plan) == "team")
+        #expect(form.text(K.age) == "42")
+        #expect(form.text(K.height) == "1.5")
+        form.answer(K.age, line: "forty")
+        #expect(form.text(K.age) == "forty")  // what does not parse stays as typed, with its error
     }
 
     @Test func aHexadecimalNumberIsNotADecimalOne() {
@@ -45,10 +45,10 @@ enum Size: String, CaseIterable, AnswerValue { case small, Small = "SMALL" }
 
     @Test func editingAFormWithNothingEditableNeitherCrashesNorLoops() {
         let form = Form(fields: [
-            Field(name: "a", rules: [.required()]),
-            Field(name: "b", rules: [.equals(field: "a")], dependsOn: ["a"]),
+            Field(K.a, rules: [.required()]),
+            Field(K.b, rules: [.equals(K.a)], dependsOn: [K.a]),
         ])
-        var wizard = Wizard<Int>(form: form, mode: .interactive, presets: ["a": "x", "b": "x"])
+        var wizard = Wizard<Int>(form: form, mode: .interactive, presets: [.line(K.a, "x"), .line(K.b, "x")])
         _ = wizard.start()
         var lonely = Wizard<Int>(form: Form(fields: []), mode: .interactive)
         let effects = lonely.start() + lonely.handle(.answer("e")) + lonely.handle(.answer("1"))
@@ -58,17 +58,18 @@ enum Size: String, CaseIterable, AnswerValue { case small, Small = "SMALL" }
 
     @Test func aFieldThatDependsOnItselfStopsTheProgramAtOnce() async {
         await #expect(processExitsWith: .failure) {
-            _ = Form(fields: [Field(name: "a", dependsOn: ["a"])])
+            _ = Form(fields: [Field(K.a, dependsOn: [K.a])])
         }
         await #expect(processExitsWith: .failure) {
-            _ = Form(fields: [Field(name: "a", dependsOn: ["b"]), Field(name: "b", dependsOn: ["a"])])
+            _ = Form(fields: [Field(K.a, dependsOn: [K.b]), Field(K.b, dependsOn: [K.a])])
         }
     }
 
     @Test func theStopForAnUnknownNameDoesNotRepeatTheName() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            var form = Form(fields: [Field(name: "username"), Field(name: "password", isSecret: true)])
-            form.answer("Hunter2-Swapped-Secret", with: "username")  // arguments the wrong way round
+            var form = Form(fields: [Field(K.username), Field(K.password, isSecret: true)])
+            // A key made from what should have been an answer: its name may be a secret.
+            form.answer(FieldKey<String>("Hunter2-Swapped-Secret"), line: "username")
         }
         let text = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
         #expect(!text.contains("Hunter2-Swapped-Secret"))
@@ -77,9 +78,9 @@ enum Size: String, CaseIterable, AnswerValue { case small, Small = "SMALL" }
 
     @Test func aMismatchAsksAgainOnlyTheFieldItIsComparedWith() {
         let form = Form(fields: [
-            Field(name: "email"),
-            Field(name: "password", isSecret: true),
-            Field(name: "confirm", rules: [.equals(field: "password")], isSecret: true, dependsOn: ["password", "email"]),
+            Field(K.email),
+            Field(K.password, isSecret: true),
+            Field(K.confirm, rules: [.equals(K.password)], isSecret: true, dependsOn: [K.password, K.email]),
         ])
         var wizard = Wizard<Int>(form: form, mode: .interactive)
         _ = wizard.start()
@@ -87,8 +88,8 @@ enum Size: String, CaseIterable, AnswerValue { case small, Small = "SMALL" }
         _ = wizard.handle(.answer("one-Password-1"))
         let effects = wizard.handle(.answer("two-Password-2"))
         #expect(effects.last == .ask(Prompt(question: .field("password"), text: "password: ", isSecret: true)))
-        #expect(wizard.form.text("email") == "a@example.com")
-        #expect(wizard.form["email"]?.isAnswered == true)
+        #expect(wizard.form.text(K.email) == "a@example.com")
+        #expect(wizard.form[K.email]?.isAnswered == true)
     }
 
     @Test func aFormThatSucceededDoesNotSubmitAgain() throws {
@@ -123,7 +124,7 @@ enum Size: String, CaseIterable, AnswerValue { case small, Small = "SMALL" }
 
         func tap() async {
             guard let attempt = controller.begin() else { return }
-            let result = await SubmissionController.perform(attempt) { form in self.saved.append(form.text("plan")) }
+            let result = await SubmissionController.perform(attempt) { form in self.saved.append(form.text(K.plan)) }
             controller.finish(attempt, with: result)
         }
     }
@@ -140,9 +141,9 @@ enum Size: String, CaseIterable, AnswerValue { case small, Small = "SMALL" }
 
 func typedFormFilled() -> Form {
     var form = typedForm()
-    form.answer("age", with: "30")
-    form.answer("terms", with: "yes")
-    form.answer("plan", with: "free")
+    form.answer(K.age, line: "30")
+    form.answer(K.terms, line: "yes")
+    form.answer(K.plan, line: "free")
     return form
 }
 
@@ -153,7 +154,7 @@ func typedFormFilled() -> Form {
     struct Done: Sendable, Equatable {}
 
     func submitted(_ mode: WizardMode) -> String? {
-        let form = Form(fields: [Field(name: "token", label: "Token", rules: [.required()], isSecret: true, initial: "Kept-Token-42")])
+        let form = Form(fields: [Field(K.token, label: "Token", rules: [.required()], initial: "Kept-Token-42", isSecret: true)])
         var wizard = Wizard<Done>(form: form, mode: mode)
         var answers: [WizardInput<Done>] = [.answer(""), .answer("y")]
         var pending = wizard.start()
@@ -162,7 +163,7 @@ func typedFormFilled() -> Form {
             case .ask: pending += wizard.handle(answers.isEmpty ? .endOfInput : answers.removeFirst())
             case .submit(let form):
                 defer { pending += wizard.handle(.submitted(.succeeded(Done()))) }
-                return form["token"]?.value
+                return form[K.token]?.value
             case .finish: return nil
             default: break
             }

@@ -5,9 +5,9 @@ import Testing
 @Suite struct PolicyTests {
     func failures(_ policy: PasswordPolicy, _ password: String, email: String = "alice@example.com", estimator: StrengthEstimator = fakeEstimator) -> [String] {
         var form = SignupForm.make(policy: policy, strength: estimator)
-        form.answer("email", with: email)
-        form.answer("password", with: password)
-        return codes(form.visibleErrors(for: "password"))
+        form.answer(K.email, line: email)
+        form.answer(K.password, line: password)
+        return codes(form.visibleErrors(for: K.password))
     }
 
     @Test func standard() {
@@ -42,8 +42,8 @@ import Testing
         #expect(file.blocklistFile == "words.txt")
         #expect(failures(file.policy, "acme123") == ["password.tooShort", "password.blockedWord", "password.tooWeak"])
         var form = SignupForm.make(policy: file.policy, strength: fakeEstimator)
-        form.answer("password", with: "x1")
-        #expect(form.visibleErrors(for: "password").first?.message == "Ten or more")
+        form.answer(K.password, line: "x1")
+        #expect(form.visibleErrors(for: K.password).first?.message == "Ten or more")
     }
 
     @Test func policyFileDefaultsToStandard() throws {

@@ -2,7 +2,7 @@ import SignupCore
 import Testing
 
 @Suite struct RuleTests {
-    func reasons(_ rule: Rule, _ value: String, _ context: RuleContext = RuleContext()) -> [String] {
+    func reasons(_ rule: Rule<String>, _ value: String, _ context: RuleContext = RuleContext()) -> [String] {
         rule.validate(value, in: context).map(\.reason)
     }
 
@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func otherRulesPassOnEmptySoOnlyRequiredReports() {
-        let rules: [Rule] = [.minLength(8), .containsDigit(), .containsUppercase(), .email(), .pattern("[a-z]+"), .equals(field: "x")]
+        let rules: [Rule<String>] = [.minLength(8), .containsDigit(), .containsUppercase(), .email(), .pattern("[a-z]+", .wholeMatch), .equals(K.x)]
         for rule in rules { #expect(rule.validate("", in: RuleContext(values: ["x": "abc"])).isEmpty) }
     }
 
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func patternMatchesTheWholeValue() {
-        let rule = Rule.pattern("[a-z]{3}[0-9]", message: "Three letters and a digit")
+        let rule = Rule.pattern("[a-z]{3}[0-9]", .wholeMatch, message: "Three letters and a digit")
         #expect(reasons(rule, "abc1") == [])
         #expect(reasons(rule, "abc1x") == ["invalid"])
         #expect(rule.validate("x").first?.message == "Three letters and a digit")
@@ -57,9 +57,9 @@ import Testing
 
     @Test func equalsLooksAtTheOtherField() {
         let context = RuleContext(values: ["password": "Secret-1"])
-        #expect(reasons(.equals(field: "password"), "Secret-1", context) == [])
-        #expect(reasons(.equals(field: "password"), "secret-1", context) == ["mismatch"])
-        #expect(Rule.equals(field: "password").validate("x", in: context).first?.message == "Passwords do not match")
+        #expect(reasons(.equals(K.password), "Secret-1", context) == [])
+        #expect(reasons(.equals(K.password), "secret-1", context) == ["mismatch"])
+        #expect(Rule.equals(K.password).validate("x", in: context).first?.message == "Passwords do not match")
     }
 
     @Test func emailRuleReportsTooLongOrInvalid() {
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func strengthUsesTheEmailLocalPartAsAKnownWord() {
-        let rule = Rule.strength(atLeast: .reasonable, estimator: fakeEstimator, emailField: "email")
+        let rule = Rule.strength(atLeast: .reasonable, estimator: fakeEstimator, emailField: K.email)
         #expect(reasons(rule, "aliceliddell1", RuleContext(values: ["email": "x@example.com"])) == [])
         #expect(reasons(rule, "aliceliddell1", RuleContext(values: ["email": "aliceliddell@example.com"])) == ["tooWeak"])
     }

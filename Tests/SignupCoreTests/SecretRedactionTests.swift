@@ -42,7 +42,7 @@ import Testing
         effects += wizard.handle(.answer("y"))  // the submit effect carries the form
         return [
             ("Secret", Secret(marker)),
-            ("Field", form["password"]!),
+            ("Field", form[K.password]!),
             ("Form", form),
             ("RuleContext", form.context),
             ("SubmissionController", controller),
@@ -56,8 +56,8 @@ import Testing
 
     @Test func theMarkerReallyIsInTheHolders() {
         let form = Self.secretForm()
-        #expect(form["password"]?.value == Self.marker)
-        #expect(form.context[field: "confirm"] == Self.marker)
+        #expect(form[K.password]?.value == Self.marker)
+        #expect(form.context[K.confirm] == Self.marker)
     }
 
     @Test(arguments: holders().map(\.0))
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func aTextFieldStillShowsItsValue() {
-        let text = Self.renderings(of: Self.secretForm()["email"]!)
+        let text = Self.renderings(of: Self.secretForm()[K.email]!)
         #expect(text["description"]?.contains("alice@example.com") == true)
     }
 }

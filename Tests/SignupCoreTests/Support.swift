@@ -20,8 +20,35 @@ func standardForm() -> Form { SignupForm.make(policy: .standard, strength: fakeE
 /// The sign-up form answered in full: alice@example.com and `password` twice.
 func filledForm(password: String = goodPassword) -> Form {
     var form = standardForm()
-    form.answer("email", with: "alice@example.com")
-    form.answer("password", with: password)
-    form.answer("confirm", with: password)
+    form.answer(K.email, line: "alice@example.com")
+    form.answer(K.password, line: password)
+    form.answer(K.confirm, line: password)
     return form
+}
+
+/// The keys of the tests' fields, declared once: a field is named by its key everywhere else.
+enum K {
+    static let email = SignupForm.email
+    static let password = SignupForm.password
+    static let confirm = SignupForm.confirm
+    static let age = SignupCoreTests.age
+    static let height = SignupCoreTests.height
+    static let terms = SignupCoreTests.terms
+    static let plan = SignupCoreTests.plan
+    static let a = FieldKey<String>("a")
+    static let b = FieldKey<String>("b")
+    static let later = FieldKey<String>("later")
+    static let live = FieldKey<String>("live")
+    static let name = FieldKey<String>("name")
+    static let nick = FieldKey<String>("nick")
+    static let normal = FieldKey<String>("normal")
+    static let note = FieldKey<String>("note")
+    static let pin = FieldKey<String>("pin")
+    static let pinAgain = FieldKey<String>("pinAgain")
+    static let planText = FieldKey<String>("plan")
+    static let secret = FieldKey<String>("secret")
+    static let team = FieldKey<String>("team")
+    static let token = FieldKey<String>("token")
+    static let username = FieldKey<String>("username")
+    static let x = FieldKey<String>("x")
 }

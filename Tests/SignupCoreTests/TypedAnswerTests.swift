@@ -20,10 +20,10 @@ func typedForm(initialAge: Int? = nil) -> Form {
 @Suite struct TypedAnswerTests {
     @Test func linesAreReadAsTheirTypes() {
         var form = typedForm()
-        form.answer("age", with: " 42 ")
-        form.answer("height", with: "1.75")
-        form.answer("terms", with: "Yes")
-        form.answer("plan", with: "TEAM")
+        form.answer(K.age, line: " 42 ")
+        form.answer(K.height, line: "1.75")
+        form.answer(K.terms, line: "Yes")
+        form.answer(K.plan, line: "TEAM")
         #expect(form.value(age) == 42)
         #expect(form.value(height) == 1.75)
         #expect(form.value(terms) == true)
@@ -33,29 +33,29 @@ func typedForm(initialAge: Int? = nil) -> Form {
 
     @Test func aLineThatDoesNotParseHasItsTypesOwnCode() {
         var form = typedForm()
-        form.answer("age", with: "forty")
-        form.answer("height", with: "nan")
-        form.answer("terms", with: "maybe")
-        form.answer("plan", with: "gold")
-        #expect(codes(form.visibleErrors(for: "age")) == ["age.notAWholeNumber"])
-        #expect(codes(form.visibleErrors(for: "height")) == ["height.notANumber"])
-        #expect(codes(form.visibleErrors(for: "terms")) == ["terms.notYesOrNo"])
-        #expect(codes(form.visibleErrors(for: "plan")) == ["plan.notAChoice"])
-        #expect(form.visibleErrors(for: "plan").first?.message == "Choose one of: free, team, enterprise")
+        form.answer(K.age, line: "forty")
+        form.answer(K.height, line: "nan")
+        form.answer(K.terms, line: "maybe")
+        form.answer(K.plan, line: "gold")
+        #expect(codes(form.visibleErrors(for: K.age)) == ["age.notAWholeNumber"])
+        #expect(codes(form.visibleErrors(for: K.height)) == ["height.notANumber"])
+        #expect(codes(form.visibleErrors(for: K.terms)) == ["terms.notYesOrNo"])
+        #expect(codes(form.visibleErrors(for: K.plan)) == ["plan.notAChoice"])
+        #expect(form.visibleErrors(for: K.plan).first?.message == "Choose one of: free, team, enterprise")
         #expect(form.value(age) == nil)
     }
 
     @Test func rulesCheckTheTypedValue() {
         var form = typedForm()
-        form.answer("age", with: "9")
-        form.answer("height", with: "3")
-        form.answer("terms", with: "no")
-        form.answer("plan", with: "3")  // by number: enterprise, not allowed here
-        #expect(codes(form.visibleErrors(for: "age")) == ["age.outOfRange"])
-        #expect(form.visibleErrors(for: "age").first?.message == "Enter a value from 13 to 120")
-        #expect(codes(form.visibleErrors(for: "height")) == ["height.outOfRange"])
-        #expect(codes(form.visibleErrors(for: "terms")) == ["terms.mustBeYes"])
-        #expect(codes(form.visibleErrors(for: "plan")) == ["plan.notAllowed"])
+        form.answer(K.age, line: "9")
+        form.answer(K.height, line: "3")
+        form.answer(K.terms, line: "no")
+        form.answer(K.plan, line: "3")  // by number: enterprise, not allowed here
+        #expect(codes(form.visibleErrors(for: K.age)) == ["age.outOfRange"])
+        #expect(form.visibleErrors(for: K.age).first?.message == "Enter a value from 13 to 120")
+        #expect(codes(form.visibleErrors(for: K.height)) == ["height.outOfRange"])
+        #expect(codes(form.visibleErrors(for: K.terms)) == ["terms.mustBeYes"])
+        #expect(codes(form.visibleErrors(for: K.plan)) == ["plan.notAllowed"])
     }
 
     @Test func typedAnswersWriteTheirOwnLine() {
@@ -63,52 +63,53 @@ func typedForm(initialAge: Int? = nil) -> Form {
         form.answer(age, with: 30)
         form.answer(terms, with: true)
         form.answer(plan, with: .free)
-        #expect(form["age"]?.value == "30")
-        #expect(form["terms"]?.value == "yes")
+        #expect(form[K.age]?.value == "30")
+        #expect(form[K.terms]?.value == "yes")
         #expect(form.value(plan) == .free)
     }
 
     @Test func anInitialValueIsNeitherAnsweredNorDirtyNorShowsErrors() {
         var form = typedForm(initialAge: 200)
         #expect(form.value(age) == 200)
-        #expect(form["age"]?.isAnswered == false)
-        #expect(form["age"]?.isDirty == false)
+        #expect(form[K.age]?.isAnswered == false)
+        #expect(form[K.age]?.isDirty == false)
         #expect(!form.isDirty)
-        #expect(form.state(of: "age") == .idle)  // out of range, but nobody typed it
-        form.answer("age", with: "30")
+        #expect(form.state(of: K.age) == .idle)  // out of range, but nobody typed it
+        form.answer(K.age, line: "30")
         #expect(form.isDirty)
-        form.answer("age", with: "200")
-        #expect(form["age"]?.isDirty == false)  // back to the initial value: not dirty any more
+        form.answer(K.age, line: "200")
+        #expect(form[K.age]?.isDirty == false)  // back to the initial value: not dirty any more
         #expect(!form.isDirty)
     }
 
     @Test func isDirtyClearsWhenTheValueReturnsToItsInitialOne() {
         var form = standardForm()
-        form.answer("email", with: "a@example.com")
+        form.answer(K.email, line: "a@example.com")
         #expect(form.isDirty)
-        form.answer("email", with: "")
+        form.answer(K.email, line: "")
         #expect(!form.isDirty)
     }
 
-    @Test func anUnknownNameStopsTheProgramAtOnce() async {
+    /// A misspelt key does not compile; a key of a field some other form has stops the program where it is used.
+    @Test func aKeyOfAFieldTheFormLacksStopsTheProgramAtOnce() async {
         await #expect(processExitsWith: .failure) {
             var form = standardForm()
-            form.answer("usrname", with: "x")
+            form.answer(FieldKey<String>("usrname"), line: "x")
         }
         await #expect(processExitsWith: .failure) {
             var form = standardForm()
-            form.reset("pasword")
+            form.reset(FieldKey<String>("pasword"))
         }
         await #expect(processExitsWith: .failure) {
-            _ = standardForm().visibleErrors(for: "emial")
+            _ = standardForm().visibleErrors(for: FieldKey<String>("emial"))
         }
     }
 
     @Test func aRuleNamingAFieldTheFormLacksStopsTheProgramAtOnce() async {
         await #expect(processExitsWith: .failure) {
             _ = Form(fields: [
-                Field(name: "password", isSecret: true),
-                Field(name: "confirm", rules: [.equals(field: "pasword")], isSecret: true),
+                Field(K.password, isSecret: true),
+                Field(K.confirm, rules: [.equals(FieldKey<String>("pasword"))], isSecret: true),
             ])
         }
     }
@@ -122,7 +123,7 @@ func typedForm(initialAge: Int? = nil) -> Form {
 
     @Test func aPresetNamingNoFieldStopsTheProgramAtOnce() async {
         await #expect(processExitsWith: .failure) {
-            _ = Wizard<Int>(form: typedForm(), mode: .script, presets: ["agee": "3"])
+            _ = Wizard<Int>(form: typedForm(), mode: .script, presets: [.line(FieldKey<String>("agee"), "3")])
         }
     }
 }
@@ -137,9 +138,9 @@ func typedForm(initialAge: Int? = nil) -> Form {
 
     @Test func theChecklistSaysWhichChecksPass() {
         var form = standardForm()
-        #expect(form.checklist(for: "password").allSatisfy { !$0.passed })  // nothing typed: nothing passes
-        form.answer("password", with: "abcdefgh1")
-        let passed = Dictionary(uniqueKeysWithValues: form.checklist(for: "password").map { ($0.code, $0.passed) })
+        #expect(form.checklist(for: K.password).allSatisfy { !$0.passed })  // nothing typed: nothing passes
+        form.answer(K.password, line: "abcdefgh1")
+        let passed = Dictionary(uniqueKeysWithValues: form.checklist(for: K.password).map { ($0.code, $0.passed) })
         #expect(passed == [
             "password.tooShort": true, "password.tooLong": true, "password.needsDigit": true,
             "password.needsUppercase": false, "password.tooWeak": true,
@@ -147,9 +148,9 @@ func typedForm(initialAge: Int? = nil) -> Form {
     }
 
     @Test func thePasswordFieldsHintSaysThePolicysRequirements() {
-        #expect(standardForm()["password"]?.hint == "Password requirements: at least 8 characters, a digit, an uppercase letter, strength at least reasonable")
+        #expect(standardForm()[K.password]?.hint == "Password requirements: at least 8 characters, a digit, an uppercase letter, strength at least reasonable")
         let strict = SignupForm.make(policy: .strict, strength: fakeEstimator)
-        #expect(strict["password"]?.hint == "Password requirements: at least 12 characters, an uppercase letter, a lowercase letter, a digit, a symbol, strength at least reasonable")
+        #expect(strict[K.password]?.hint == "Password requirements: at least 12 characters, an uppercase letter, a lowercase letter, a digit, a symbol, strength at least reasonable")
     }
 
     @Test func theHintComesBeforeTheFirstPasswordPromptOnlyAndNoErrorWithIt() {

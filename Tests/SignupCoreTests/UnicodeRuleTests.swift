@@ -6,15 +6,15 @@ import Testing
 @Suite struct UnicodeRuleTests {
     func emailCodes(_ email: String) -> [String] {
         var form = standardForm()
-        form.answer("email", with: email)
-        return codes(form.visibleErrors(for: "email"))
+        form.answer(K.email, line: email)
+        return codes(form.visibleErrors(for: K.email))
     }
 
     func passwordCodes(_ policy: PasswordPolicy, _ password: String) -> [String] {
         var form = SignupForm.make(policy: policy, strength: fakeEstimator)
-        form.answer("email", with: "alice@example.com")
-        form.answer("password", with: password)
-        return codes(form.visibleErrors(for: "password"))
+        form.answer(K.email, line: "alice@example.com")
+        form.answer(K.password, line: password)
+        return codes(form.visibleErrors(for: K.password))
     }
 
     @Test(arguments: [
@@ -58,8 +58,8 @@ import Testing
 
     @Test func theMessagesSayWhyAndNeverShowTheCharacter() {
         var form = standardForm()
-        form.answer("password", with: "Ｑuartz\u{200B}-Lantern-58")
-        let errors = form.visibleErrors(for: "password")
+        form.answer(K.password, line: "Ｑuartz\u{200B}-Lantern-58")
+        let errors = form.visibleErrors(for: K.password)
         #expect(codes(errors) == ["password.invisibleCharacter", "password.compatibilityCharacter"])
         for error in errors {
             #expect(!error.message.contains("Ｑ") && !error.message.unicodeScalars.contains("\u{200B}"))
@@ -69,18 +69,18 @@ import Testing
 
     @Test func nfdIsAcceptedAndKeptAsNFC() {
         var form = standardForm()
-        form.answer("password", with: "Que\u{301}bec-Lantern-58")
-        #expect(form.visibleErrors(for: "password").isEmpty)
-        #expect(Array(form["password"]!.value.utf8) == Array("Qu\u{E9}bec-Lantern-58".utf8))
+        form.answer(K.password, line: "Que\u{301}bec-Lantern-58")
+        #expect(form.visibleErrors(for: K.password).isEmpty)
+        #expect(Array(form[K.password]!.value.utf8) == Array("Qu\u{E9}bec-Lantern-58".utf8))
     }
 
     @Test func everyAcceptedPasswordHasEqualNFCAndNFKC() {
         let samples = ["Quartz-Lantern-58", "Qu\u{E9}bec-Lantern-58", "Пароль-Надёжный-58", "密码-Lantern-58"] + Self.compatibility + Self.invisible
         for sample in samples {
             var form = standardForm()
-            form.answer("password", with: sample)
-            let value = form["password"]!.value
-            if form.visibleErrors(for: "password").isEmpty {
+            form.answer(K.password, line: sample)
+            let value = form[K.password]!.value
+            if form.visibleErrors(for: K.password).isEmpty {
                 #expect(value == value.precomposedStringWithCompatibilityMapping)
                 #expect(value == sample.precomposedStringWithCanonicalMapping)
             }

@@ -8,10 +8,10 @@ import Testing
 
     static func form(username: ValidationMode = .onChange, passwords: ValidationMode = .onChange) -> Form {
         Form(fields: [
-            Field(name: "username", label: "User name", rules: [.required(), .minLength(3)], mode: username),
-            Field(name: "password", label: "Password", rules: [.required(), .minLength(8)], mode: passwords, isSecret: true),
-            Field(name: "confirm", label: "Confirm", rules: [.required(), .equals(field: "password")], mode: passwords,
-                  isSecret: true, dependsOn: ["password"]),
+            Field(K.username, label: "User name", rules: [.required(), .minLength(3)], mode: username),
+            Field(K.password, label: "Password", rules: [.required(), .minLength(8)], mode: passwords, isSecret: true),
+            Field(K.confirm, label: "Confirm", rules: [.required(), .equals(K.password)], mode: passwords,
+                  isSecret: true, dependsOn: [K.password]),
         ])
     }
 
@@ -86,9 +86,9 @@ import Testing
 
     static func form() -> Form {
         Form(fields: [
-            Field(name: "name", label: "Name", rules: [.required()]),
-            Field(name: "plan", label: "Plan", initial: "free"),
-            Field(name: "note", label: "Note"),
+            Field(K.name, label: "Name", rules: [.required()]),
+            Field(K.planText, label: "Plan", initial: "free"),
+            Field(K.note, label: "Note"),
         ])
     }
 
@@ -113,7 +113,7 @@ import Testing
         // The name was answered and then the plan kept its initial value: a change. Without any
         // answer, and with answers that only keep initial values, nothing would be lost.
         #expect(promptsAfterInterrupt([]).outcome == .cancelled)
-        var wizard = Wizard<Done>(form: Form(fields: [Field(name: "plan", label: "Plan", initial: "free"), Field(name: "x", label: "X")]),
+        var wizard = Wizard<Done>(form: Form(fields: [Field(K.planText, label: "Plan", initial: "free"), Field(K.x, label: "X")]),
                                   mode: .interactive)
         _ = wizard.start()
         _ = wizard.handle(.answer("free"))
@@ -131,8 +131,8 @@ import Testing
 @Suite struct WizardCheckTests {
     static func form() -> Form {
         Form(fields: [
-            Field(name: "name", label: "Name", rules: [.required(), .minLength(3)]),
-            Field(name: "note", label: "Note"),
+            Field(K.name, label: "Name", rules: [.required(), .minLength(3)]),
+            Field(K.note, label: "Note"),
         ])
     }
     static let taken = FieldError(field: "name", code: "name.taken", message: "That name is taken")
@@ -140,7 +140,7 @@ import Testing
     /// Drives a wizard whose `name` is checked: `check` answers each check.
     func drive(_ mode: WizardMode, _ answers: [WizardInput<String>], check: (String) -> [FieldError])
         -> (effects: [WizardEffect<String>], outcome: WizardOutcome<String>?) {
-        var wizard = Wizard<String>(form: Self.form(), mode: mode, checkedFields: ["name"])
+        var wizard = Wizard<String>(form: Self.form(), mode: mode, checkedFields: [K.name])
         var answers = answers
         var effects: [WizardEffect<String>] = []
         var pending = wizard.start()
@@ -149,8 +149,8 @@ import Testing
             effects.append(effect)
             switch effect {
             case .ask: pending += wizard.handle(answers.isEmpty ? .endOfInput : answers.removeFirst())
-            case .check(let field, let form): pending += wizard.handle(.checked(field: field, errors: check(form.text(field))))
-            case .submit(let form): pending += wizard.handle(.submitted(.succeeded(form.text("name"))))
+            case .check(let field, let form): pending += wizard.handle(.checked(field: field, errors: check(form.text(K.name))))
+            case .submit(let form): pending += wizard.handle(.submitted(.succeeded(form.text(K.name))))
             case .finish(let outcome): return (effects, outcome)
             default: break
             }
@@ -159,7 +159,7 @@ import Testing
     }
 
     func checks(_ effects: [WizardEffect<String>]) -> [String] {
-        effects.compactMap { if case .check(_, let form) = $0 { form.text("name") } else { nil } }
+        effects.compactMap { if case .check(_, let form) = $0 { form.text(K.name) } else { nil } }
     }
 
     @Test func aTakenNameIsReportedRightAfterItsAnswerAndAskedAgain() {
@@ -184,7 +184,7 @@ import Testing
     }
 
     @Test func anInterruptDuringACheckIsAnInterruptAtItsField() {
-        var wizard = Wizard<String>(form: Self.form(), mode: .interactive, checkedFields: ["name"])
+        var wizard = Wizard<String>(form: Self.form(), mode: .interactive, checkedFields: [K.name])
         _ = wizard.start()
         #expect(wizard.handle(.answer("bob")).count == 1)  // the check
         // The check was cut short: nothing else was answered, so nothing is lost.

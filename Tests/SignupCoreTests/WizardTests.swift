@@ -7,8 +7,8 @@ final class Drive {
     var effects: [WizardEffect<CreatedAccount>] = []
     var wizard: Wizard<CreatedAccount>
 
-    init(_ mode: WizardMode, presets: [String: String] = [:], unreadable: [String: InputProblem] = [:], policy: PasswordPolicy = .standard) {
-        wizard = SignupForm.wizard(form: SignupForm.make(policy: policy, strength: fakeEstimator), mode: mode, strength: fakeEstimator, presets: presets, unreadablePresets: unreadable)
+    init(_ mode: WizardMode, presets: [FieldPreset] = [], policy: PasswordPolicy = .standard) {
+        wizard = SignupForm.wizard(form: SignupForm.make(policy: policy, strength: fakeEstimator), mode: mode, strength: fakeEstimator, presets: presets)
     }
 
     /// What the store says to a submit, the way `signup` turns it into a wizard input.
@@ -199,13 +199,13 @@ let email = Question.field("email"), password = Question.field("password"), conf
     }
 
     @Test func presetsAreNotAskedAndDoNotCountAsAnswers() {
-        let drive = Drive(.interactive, presets: ["email": "alice@example.com"])
+        let drive = Drive(.interactive, presets: [.line(K.email, "alice@example.com")])
         #expect(drive.run([.interrupt]) == .cancelled)
         #expect(drive.questions == [password])
     }
 
     @Test func anInvalidPresetIsShownThenAsked() {
-        let drive = Drive(.interactive, presets: ["email": "nope"])
+        let drive = Drive(.interactive, presets: [.line(K.email, "nope")])
         _ = drive.run([a("alice@example.com")])
         #expect(drive.shownErrors == [["email.invalid"]])
         #expect(drive.questions.prefix(2) == [email, password])
@@ -247,13 +247,13 @@ let email = Question.field("email"), password = Question.field("password"), conf
     }
 
     @Test func presetsAnswerFieldsSoOnlyTheRestIsRead() {
-        let drive = Drive(.script, presets: ["password": goodPassword, "confirm": goodPassword])
+        let drive = Drive(.script, presets: [.line(K.password, goodPassword), .line(K.confirm, goodPassword)])
         #expect(drive.run([a("alice@example.com")]) == created(email: "alice@example.com", id: 7, strength: .strong))
         #expect(drive.questions == [email])
     }
 
     @Test func unreadablePresetsAreErrors() {
-        let drive = Drive(.script, unreadable: ["password": .nulByte, "confirm": .nulByte])
+        let drive = Drive(.script, presets: [.unreadable(K.password, .nulByte), .unreadable(K.confirm, .nulByte)])
         #expect(drive.run([a("alice@example.com")]) == .invalid([
             FieldError(field: "password", code: "password.nulByte", message: "This answer contains a NUL byte"),
             FieldError(field: "confirm", code: "confirm.nulByte", message: "This answer contains a NUL byte"),

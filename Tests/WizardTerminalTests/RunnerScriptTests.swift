@@ -3,6 +3,9 @@ import SignupCore
 import Testing
 import WizardTerminal
 
+/// The key of the one text field these forms have.
+let nameKey = FieldKey<String>("name")
+
 /// `TerminalRunner` over a script's lines, in this process: answers on one pipe, the conversation on another.
 @Suite struct RunnerScriptTests {
     /// Runs `form` in script mode with `input` as the script; returns the conversation and the outcome.
@@ -18,7 +21,7 @@ import WizardTerminal
         options.translation = translation
         let runner = try TerminalRunner(options)
         var wizard = Wizard<String>(form: form, mode: runner.mode)
-        let outcome = runner.run(&wizard) { form in .succeeded(form.text("name")) }
+        let outcome = runner.run(&wizard) { form in .succeeded(form.text(nameKey)) }
         runner.close()
         close(talk[1])
         var bytes: [UInt8] = []
@@ -28,7 +31,7 @@ import WizardTerminal
     }
 
     @Test func aLabelWithAnEscapeSequenceIsShownVisibleNeverSent() throws {
-        let form = Form(fields: [Field(name: "name", label: "Name\u{1B}]0;PWNED\u{7}")])
+        let form = Form(fields: [Field(nameKey, label: "Name\u{1B}]0;PWNED\u{7}")])
         let (conversation, outcome) = try run(form, "bob\n")
         #expect(outcome == .succeeded("bob"))
         #expect(!conversation.contains("\u{1B}"), "an escape reached the terminal: \(conversation.debugDescription)")
@@ -39,7 +42,7 @@ import WizardTerminal
     /// when it is the English text of one of them.
     @Test func answersAreShownAsTheyAreWhateverTheCatalogHolds() throws {
         let catalog = Translation { ["Name": "Nom", "Review": "Révision", "{label}: ": "{label} : ", "set": "défini"][$0] }
-        let (conversation, outcome) = try run(Form(fields: [Field(name: "name", label: "Name")]), "Review\n", translation: catalog)
+        let (conversation, outcome) = try run(Form(fields: [Field(nameKey, label: "Name")]), "Review\n", translation: catalog)
         #expect(outcome == .succeeded("Review"))
         #expect(conversation == "Nom : Review\n")
         var french = Conversation(style: .plain, quiet: false, translation: catalog)
@@ -52,7 +55,7 @@ import WizardTerminal
     }
 
     @Test func aScriptHearsItsErrorsAtTheEndInOneLineEach() throws {
-        let form = Form(fields: [Field(name: "name", rules: [.minLength(3)]), Field(FieldKey<Int>("age"))])
+        let form = Form(fields: [Field(nameKey, rules: [.minLength(3)]), Field(FieldKey<Int>("age"))])
         let (conversation, outcome) = try run(form, "bo\nold\n")
         guard case .invalid(let errors) = outcome else {
             Issue.record("expected invalid, got \(outcome)")
@@ -90,12 +93,12 @@ import WizardTerminal
         options.output = talk[1]
         let runner = try TerminalRunner(options)
         defer { runner.close() }
-        let form = Form(fields: [Field(name: "name", label: "Name", rules: [.required()])])
-        var wizard = Wizard<Int>(form: form, mode: runner.mode, checkedFields: ["name"])
+        let form = Form(fields: [Field(nameKey, label: "Name", rules: [.required()])])
+        var wizard = Wizard<Int>(form: form, mode: runner.mode, checkedFields: [nameKey])
         return await runner.run(&wizard) { field, form in
-            await directory.isTaken(form.text(field)) ? [FieldError(field: "name", code: "name.taken", message: "Taken")] : []
+            await directory.isTaken(form.text(nameKey)) ? [FieldError(field: "name", code: "name.taken", message: "Taken")] : []
         } submit: { form in
-            await directory.add(form.text("name"))
+            await directory.add(form.text(nameKey))
         }
     }
 

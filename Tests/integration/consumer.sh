@@ -44,11 +44,11 @@ import SignupCore
 import WizardTerminal
 
 // A team sign-up: a team name, a seat count (typed) and a PIN-like secret; stored in SQLite.
-let seats = FieldKey<Int>("seats")
+let team = FieldKey<String>("team"), seats = FieldKey<Int>("seats"), secret = FieldKey<String>("secret")
 let form = Form(fields: [
-    Field(name: "team", label: "Team", rules: [.required(), .minLength(2)]),
+    Field(team, label: "Team", rules: [.required(), .minLength(2)]),
     Field(seats, label: "Seats", rules: [.required(), .range(1...9)]),
-    Field(name: "secret", label: "Secret", rules: PasswordPolicy.standard.rules(strength: .zxcvbn), isSecret: true),
+    Field(secret, label: "Secret", rules: PasswordPolicy.standard.rules(strength: .zxcvbn), isSecret: true),
 ])
 let database = CommandLine.arguments[1]
 TerminalGuard.install()
@@ -56,8 +56,8 @@ let runner = try TerminalRunner(RunnerOptions(programName: "consumer"))
 var wizard = Wizard<Int64>(form: form, mode: runner.mode, texts: WizardTexts(banner: "New team"))
 let outcome = runner.run(&wizard) { form in
     do throws(StoreError) {
-        let hash = try PasswordHasher.hash(Secret(form["secret"]!.value))
-        let account = try AccountStore(path: database).create(email: form["team"]!.value + "@teams.example", passwordHash: hash)
+        let hash = try PasswordHasher.hash(Secret(form.text(secret)))
+        let account = try AccountStore(path: database).create(email: form.text(team) + "@teams.example", passwordHash: hash)
         return .succeeded(account.id)
     } catch {
         return .unavailable(reason: "\(error)")
@@ -157,13 +157,14 @@ import PasswordStrength
 import SignupCore
 import WizardTerminal
 
+let nick = FieldKey<String>("nick"), secret = FieldKey<String>("secret")
 let form = Form(fields: [
-    Field(name: "nick", label: "Nick", rules: [.required(), .minLength(3)]),
-    Field(name: "secret", label: "Secret", rules: PasswordPolicy.standard.rules(strength: .zxcvbn), isSecret: true),
+    Field(nick, label: "Nick", rules: [.required(), .minLength(3)]),
+    Field(secret, label: "Secret", rules: PasswordPolicy.standard.rules(strength: .zxcvbn), isSecret: true),
 ])
 let runner = try TerminalRunner(RunnerOptions(programName: "lean"))
 var wizard = Wizard<String>(form: form, mode: runner.mode)
-let outcome = runner.run(&wizard) { form in .succeeded(form.text("nick")) }
+let outcome = runner.run(&wizard) { form in .succeeded(form.text(nick)) }
 runner.close()
 if case .succeeded(let nick) = outcome { print("hello \(nick)") } else { print("no") }
 EOF

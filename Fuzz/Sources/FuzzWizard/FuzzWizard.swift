@@ -77,7 +77,7 @@ private func nextInput(_ input: inout FuzzInput, run: Run) -> Input {
     switch input.byte() % 8 {
     case 0:
         switch run.question?.question {
-        case .field(SignupForm.email)?: return .answer(input.pick(emails))
+        case .field(SignupForm.email.name)?: return .answer(input.pick(emails))
         case .field?: return .answer(input.pick(passwords))
         default: return .answer(input.pick(replies))
         }
@@ -108,23 +108,24 @@ private struct Run {
 
     init(mode: WizardMode, policy: PasswordPolicy, presetEmail: String?, presetPassword: String?, unreadablePassword: InputProblem?) {
         self.policy = policy
-        var presets: [String: String] = [:]
+        var presets: [FieldPreset] = []
         if let presetEmail {
-            presets[SignupForm.email] = presetEmail
+            presets.append(.line(SignupForm.email, presetEmail))
             publicTexts += variants(of: presetEmail)
         }
         if let presetPassword {
-            presets[SignupForm.password] = presetPassword
-            presets[SignupForm.confirm] = presetPassword
+            presets += [.line(SignupForm.password, presetPassword), .line(SignupForm.confirm, presetPassword)]
             secrets.formUnion(variants(of: presetPassword))
         }
-        let unreadable = unreadablePassword.map { [SignupForm.password: $0, SignupForm.confirm: $0] } ?? [:]
+        if let unreadablePassword {
+            presets += [.unreadable(SignupForm.password, unreadablePassword), .unreadable(SignupForm.confirm, unreadablePassword)]
+        }
         wizard = SignupForm.wizard(
             form: SignupForm.make(policy: policy, strength: estimator),
-            mode: mode, strength: estimator, presets: presets, unreadablePresets: unreadable
+            mode: mode, strength: estimator, presets: presets
         )
         let effects = wizard.start()
-        if presets.isEmpty && unreadable.isEmpty {
+        if presets.isEmpty {
             require(!effects.contains { if case .errors = $0 { true } else { false } }, "the first prompt of a new form shows an error")
         }
         observe(effects, after: nil)
@@ -170,7 +171,7 @@ private struct Run {
             case .ask(let prompt):
                 question = prompt
                 if case .field(let name) = prompt.question {
-                    require(prompt.isSecret == (name != SignupForm.email), "the \(name) prompt has isSecret \(prompt.isSecret)")
+                    require(prompt.isSecret == (name != SignupForm.email.name), "the \(name) prompt has isSecret \(prompt.isSecret)")
                 }
             case .submit(let form):
                 require(!pendingSubmit, "a second submit before the first one's result")
@@ -185,7 +186,7 @@ private struct Run {
                 }
                 if case .invalid(let errors) = outcome { require(!errors.isEmpty, "invalid without an error") }
                 if case .incomplete(let field, _, _) = outcome {
-                    require(wizard.form[field] != nil, "incomplete at an unknown field \(field)")
+                    require(wizard.form.fields.contains { $0.name == field }, "incomplete at an unknown field \(field)")
                 }
             default:
                 break
