@@ -73,15 +73,18 @@ public enum SignupForm {
 
     /// The sign-up wizard over `form` (see ``make(policy:strength:)``): the strength shown after a
     /// password that passes every rule but those about strength, and at the review ("set (strong)").
+    /// `checkedFields` are checked beyond their rules right after their answer (`signup` looks up
+    /// whether the email is taken, so that nobody types a password for an account that exists).
     public static func wizard(
         form: Form,
         mode: WizardMode,
         strength estimator: StrengthEstimator,
         presets: [FieldPreset] = [],
-        texts: WizardTexts = texts
+        texts: WizardTexts = texts,
+        checkedFields: [any FieldReference] = []
     ) -> Wizard<CreatedAccount> {
         Wizard(
-            form: form, mode: mode, texts: texts, presets: presets,
+            form: form, mode: mode, texts: texts, checkedFields: checkedFields, presets: presets,
             afterAnswer: { name, form in
                 guard case password = name, let level = shownStrength(in: form, estimator: estimator) else { return [] }
                 return [.strength(level)]

@@ -240,7 +240,11 @@ struct CreateRun {
         var wizard = SignupForm.wizard(
             form: SignupForm.make(policy: passwordPolicy, strength: estimator), mode: runner.mode,
             strength: estimator, presets: presets,
-            texts: changing.map { SignupForm.passwordChangeTexts(email: VisibleText.of(SignupForm.normalizeEmail($0))) } ?? SignupForm.texts
+            texts: changing.map { SignupForm.passwordChangeTexts(email: VisibleText.of(SignupForm.normalizeEmail($0))) } ?? SignupForm.texts,
+            // A taken email is said right after the email, before a password is typed for nothing; the
+            // store still refuses it at commit, where two runs can race. Not with --public: a stranger
+            // would learn which addresses have accounts for one line each, without a hash's cost.
+            checkedFields: changing == nil && publicSession == nil ? [SignupForm.email] : []
         )
         let quiet = quiet
         let changing = changing
@@ -251,7 +255,7 @@ struct CreateRun {
         let outcome = runner.run(&wizard, intercept: { prompt, read in
             guard let publicSession else { return answer(prompt, read) }
             return publicSession.read(prompt) { answer(prompt, read) }
-        }) { form in
+        }, check: { _, form in Self.takenEmail(in: form, at: location) }) { form in
             let submission = SignupForm.submission(from: form, strength: estimator)
             if let changing {
                 // passwd EMAIL changes EMAIL's password only, whatever the review's edit made of the field.
@@ -277,6 +281,17 @@ struct CreateRun {
         throw ExitCode(status)
     }
 
+
+    /// `email.taken` when an account at `location` has the form's email; nothing when none has, or
+    /// when the store cannot say now (the commit reports a store that is unavailable).
+    private static func takenEmail(in form: Form, at location: StoreLocation) -> [FieldError] {
+        do throws(StoreError) {
+            guard let store = try location.openExisting(), try store.isTaken(email: form.text(SignupForm.email)) else { return [] }
+            return [SignupForm.emailTaken]
+        } catch {
+            return []
+        }
+    }
 
     /// Exit 69 when there is no database at `location`, 67 when no account there has `email`.
     private static func checkAccount(_ email: String, at location: StoreLocation) throws {
