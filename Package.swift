@@ -13,12 +13,13 @@ let package = Package(
         .library(name: "PasswordStrength", targets: ["PasswordStrength"]),
         .library(name: "AccountStore", targets: ["AccountStore"]),
     ],
-    // What a package that uses only the forms needs nothing of: the store's SQLite layer and the
-    // command line. Both are on by default (this repository builds everything); a consumer of
-    // SignupCore, WizardTerminal and PasswordStrength says `traits: []` and resolves neither
-    // GRDB nor swift-argument-parser (SwiftPM leaves out the dependencies of disabled traits).
+    // What a package that uses only the forms needs nothing of: the store and the command line.
+    // Both are on by default (this repository builds everything); a consumer of SignupCore,
+    // WizardTerminal and PasswordStrength says `traits: []` and does not resolve
+    // swift-argument-parser (SwiftPM leaves out the dependencies of disabled traits). The store
+    // reaches SQLite through its C API (the system's libsqlite3), so its trait guards no package.
     traits: [
-        .trait(name: "AccountStore", description: "The AccountStore library: SQLite through GRDB, PostgreSQL, Argon2id."),
+        .trait(name: "AccountStore", description: "The AccountStore library: SQLite through its C API, PostgreSQL, Argon2id."),
         .trait(name: "CommandLine", description: "The signup command: swift-argument-parser.", enabledTraits: ["AccountStore"]),
         .default(enabledTraits: ["AccountStore", "CommandLine"]),
     ],
@@ -26,10 +27,8 @@ let package = Package(
         // Lowest versions the code allows (SignupCore.docc, "Depending on signup"), so a consumer that also
         // uses these packages resolves: argument-parser 1.5.0 is the first release its changelog
         // says compiles cleanly in Swift 6 language mode (ours needs Sendable CommandConfiguration,
-        // 1.3.1); GRDB before 7.10.0 does not link on Linux against a system SQLite built without
-        // snapshots (Debian's). Only the versions in Package.resolved are built and tested.
+        // 1.3.1). Only the versions in Package.resolved are built and tested.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // `swift package generate-documentation`: each library product has a DocC catalog.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -37,6 +36,8 @@ let package = Package(
         // C libraries, each behind one module map and a shim header.
         .systemLibrary(name: "CLibedit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        // SQLite 3.37 or later (SQLITE_OPEN_EXRESCODE); Debian 12 has 3.40.1.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
         // libpq's header, and its functions loaded with dlopen on first use (libpq-dev for the
         // header): a run without PostgreSQL never loads libpq's two dozen libraries.
@@ -51,15 +52,8 @@ let package = Package(
         .target(name: "WizardTerminal", dependencies: ["SignupCore", "CLibedit", "CSystem"]),
         // zxcvbn behind the core's `StrengthEstimator` seam, usable without the store.
         .target(name: "PasswordStrength", dependencies: ["SignupCore", "CZxcvbn"]),
-        // SQLite through GRDB or PostgreSQL through libpq, Argon2id hashing.
-        .target(
-            name: "AccountStore",
-            dependencies: [
-                "SignupCore", "CArgon2", "CLibpq",
-                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["AccountStore"])),
-                .product(name: "GRDBSQLite", package: "GRDB.swift", condition: .when(traits: ["AccountStore"])),
-            ]
-        ),
+        // SQLite through its C API (SQLite.swift) or PostgreSQL through libpq (Libpq.swift), Argon2id hashing.
+        .target(name: "AccountStore", dependencies: ["SignupCore", "CArgon2", "CLibpq", "CSQLite"]),
         .executableTarget(
             name: "signup",
             dependencies: [
@@ -78,7 +72,8 @@ let package = Package(
         ),
 
         .testTarget(name: "SignupCoreTests", dependencies: ["SignupCore"], resources: [.copy("Resources")]),
-        .testTarget(name: "AccountStoreTests", dependencies: ["AccountStore", "SignupCore"]),
+        // Resources: database files made by earlier releases, which every later one must open.
+        .testTarget(name: "AccountStoreTests", dependencies: ["AccountStore", "SignupCore"], resources: [.copy("Resources")]),
         .testTarget(name: "PasswordStrengthTests", dependencies: ["PasswordStrength", "SignupCore"]),
         // The terminal library in this process: real pseudo-terminals, the signal actions it changes.
         .testTarget(name: "WizardTerminalTests", dependencies: ["WizardTerminal", "SignupCore"]),

@@ -55,9 +55,9 @@ enum AccountRow {
 
 /// Columns as another program may have filled them: NULL, a number, bytes that are not UTF-8.
 ///
-/// GRDB stops the process when a row's value cannot become the Swift type asked for, so a
-/// hostile file must never reach it unconverted: SQLite casts, and text that is not UTF-8
-/// is decoded with replacement characters.
+/// Every column is read as the type the query asks SQLite to cast it to, so what a hostile file
+/// holds arrives as an integer or as text, never as a surprise: SQLite casts, and text that is
+/// not UTF-8 is decoded with replacement characters.
 enum SafeColumn {
     static let id = "IFNULL(CAST(id AS INTEGER), 0)"
 

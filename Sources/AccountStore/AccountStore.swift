@@ -1,7 +1,8 @@
-import Foundation
-import GRDB
-import GRDBSQLite
+import FoundationEssentials  // Date, TimeInterval and ISO 8601 timestamps; nothing else of Foundation
 import SignupCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The accounts database: one SQLite file in WAL mode, shared safely by many processes.
 ///
@@ -22,21 +23,21 @@ public final class AccountStore: Sendable {
     /// Whether `v3-account-state` has run (a reader of an older file sees every account as active).
     private let hasStates: Bool
 
-    private var queue: DatabaseQueue { connection.queue }
+    private var db: SQLiteConnection { connection.db }
 
     /// The SQLite connection, and for a path that is not UTF-8 the descriptor its name goes through.
     private final class Connection: Sendable {
-        let queue: DatabaseQueue
+        let db: SQLiteConnection
         let held: SQLiteName.Descriptor?
 
-        init(_ queue: DatabaseQueue, held: SQLiteName.Descriptor?) {
-            self.queue = queue
+        init(_ db: SQLiteConnection, held: SQLiteName.Descriptor?) {
+            self.db = db
             self.held = held
         }
 
         deinit {
             // The held descriptor must outlive SQLite's own: closing it first would drop SQLite's locks.
-            if held != nil { try? queue.close() }
+            try? db.close()
         }
     }
 
@@ -73,12 +74,12 @@ public final class AccountStore: Sendable {
             // Migrations run first, in the file's own journal mode: in a transaction a damaged
             // file refuses is rolled back, so it keeps its bytes (the WAL switch rewrites the
             // header and cannot be undone). A file that migrated is then switched to WAL.
-            try Migrations.migrate(queue)
-            try queue.writeWithoutTransaction { db in
-                if try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
+            try db.access {
+                try Migrations.migrate(db)
+                if try db.text("PRAGMA journal_mode") != "wal" {
                     // On a read-only file this stays in its current mode; writes then
                     // fail with SQLITE_READONLY, which `create` reports.
-                    _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                    _ = try db.text("PRAGMA journal_mode = WAL")
                 }
             }
         } catch {
@@ -89,8 +90,8 @@ public final class AccountStore: Sendable {
     private init(reading path: DatabasePath, name: SQLiteName, immutable: Bool) throws(StoreError) {
         self.path = path
         isReadOnly = true
-        let queue = immutable ? try Self.openImmutable(name, path: path) : try Self.openQueue(name.text, path: path)
-        connection = Connection(queue, held: name.descriptor)
+        let db = immutable ? try Self.openImmutable(name, path: path) : try Self.openQueue(name.text, path: path)
+        connection = Connection(db, held: name.descriptor)
         hasOldKeys = false
         hasStates = true
     }
@@ -171,11 +172,11 @@ public final class AccountStore: Sendable {
             completion: .commit
         ) { db in
             let since = Self.timestamp(date.addingTimeInterval(-Double(limits.windowSeconds)))
-            let fromOrigin = try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM account WHERE origin = ? AND created_at >= ?", arguments: [origin, since]) ?? 0
-            let fromAll = try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM account WHERE origin IS NOT NULL AND created_at >= ?", arguments: [since]) ?? 0
-            if let refusal = limits.refusal(fromOrigin: fromOrigin, fromAll: fromAll) { throw refusal }
+            let fromOrigin = try db.integer(
+                "SELECT count(*) FROM account WHERE origin = ? AND created_at >= ?", [.text(origin), .text(since)]) ?? 0
+            let fromAll = try db.integer(
+                "SELECT count(*) FROM account WHERE origin IS NOT NULL AND created_at >= ?", [.text(since)]) ?? 0
+            if let refusal = limits.refusal(fromOrigin: Int(fromOrigin), fromAll: Int(fromAll)) { throw refusal }
         }
     }
 
@@ -195,23 +196,21 @@ public final class AccountStore: Sendable {
     /// One insert in an immediate transaction, ended by `completion`: the real one and its rehearsal.
     private func insert(
         email: String, passwordHash: PasswordHash, at date: Date, state: AccountState, origin: String? = nil,
-        whenLocked: () -> Void, completion: Database.TransactionCompletion, precheck: (Database) throws -> Void = { _ in }
+        whenLocked: () -> Void, completion: SQLiteConnection.Completion, precheck: (SQLiteConnection) throws -> Void = { _ in }
     ) throws(StoreError) -> Account {
         let key = Self.key(forEmail: email)
         let email = Self.normalized(email)
         let createdAt = Self.timestamp(date)
-        // Plain SQL, not a GRDB record: a record's insert reads the table's columns and the
-        // schema first, which was a third of what the store cost a sign-up (BENCHMARKS.md).
         let id: Int64 = try writing(whenLocked: whenLocked, completion: completion) { db in
             try precheck(db)
             if let origin {
                 try db.execute(
-                    sql: "INSERT INTO account (email, email_key, password_hash, created_at, state, origin) VALUES (?, ?, ?, ?, ?, ?)",
-                    arguments: [email, key, passwordHash.phc, createdAt, state.rawValue, origin])
+                    "INSERT INTO account (email, email_key, password_hash, created_at, state, origin) VALUES (?, ?, ?, ?, ?, ?)",
+                    [.text(email), .text(key), .text(passwordHash.phc), .text(createdAt), .text(state.rawValue), .text(origin)])
             } else {
                 try db.execute(
-                    sql: "INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [email, key, passwordHash.phc, createdAt, state.rawValue])
+                    "INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES (?, ?, ?, ?, ?)",
+                    [.text(email), .text(key), .text(passwordHash.phc), .text(createdAt), .text(state.rawValue)])
             }
             return db.lastInsertedRowID
         }
@@ -223,10 +222,10 @@ public final class AccountStore: Sendable {
     /// old page images it held (an old hash among them) do not outlive the change; when a reader
     /// keeps the checkpoint from finishing, they are overwritten by later writes instead.
     private func writing<T>(
-        whenLocked: () -> Void = {}, completion: Database.TransactionCompletion = .commit, removesHashes: Bool = false,
-        _ body: (Database) throws -> T
+        whenLocked: () -> Void = {}, completion: SQLiteConnection.Completion = .commit, removesHashes: Bool = false,
+        _ body: (SQLiteConnection) throws -> T
     ) throws(StoreError) -> T {
-        try access { try queue.writeWithoutTransaction { db in
+        try access { db in
             var result: T?
             try db.inTransaction(.immediate) {
                 whenLocked()
@@ -234,20 +233,19 @@ public final class AccountStore: Sendable {
                 return completion
             }
             if removesHashes && completion == .commit {
-                _ = try? Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                _ = try? db.rows("PRAGMA wal_checkpoint(TRUNCATE)") { _ in () }
             }
             return result!
-        } }
+        }
     }
 
     /// Runs one statement that changes the row of `email`'s key, or throws ``StoreError/noAccount``.
     private func changeRow(
-        _ sql: String, _ arguments: StatementArguments, email: String, whenLocked: () -> Void = {}, removesHashes: Bool
+        _ sql: String, _ arguments: [SQLiteValue], email: String, whenLocked: () -> Void = {}, removesHashes: Bool
     ) throws(StoreError) {
         try checkWritable()
         let changed = try writing(whenLocked: whenLocked, removesHashes: removesHashes) { db in
-            try db.execute(sql: sql, arguments: arguments + [Self.key(forEmail: email)])
-            return db.changesCount
+            try db.execute(sql, arguments + [.text(Self.key(forEmail: email))])
         }
         if changed == 0 { throw .noAccount }
     }
@@ -255,7 +253,7 @@ public final class AccountStore: Sendable {
     /// Replaces the account's hash (``AccountBackend/changePassword(email:to:at:whenLocked:)``).
     public func changePassword(email: String, to passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void) throws(StoreError) {
         try changeRow("UPDATE account SET password_hash = ?, password_changed_at = ? WHERE email_key = ?",
-                      [passwordHash.phc, Self.timestamp(date)], email: email, whenLocked: whenLocked, removesHashes: true)
+                      [.text(passwordHash.phc), .text(Self.timestamp(date))], email: email, whenLocked: whenLocked, removesHashes: true)
     }
 
     /// Sets the account's state (``AccountBackend/setState(_:email:)``).
@@ -263,9 +261,9 @@ public final class AccountStore: Sendable {
         try checkWritable()
         let key = Self.key(forEmail: email)
         let before: String? = try writing { db in
-            let before = try String.fetchOne(db, sql: "SELECT \(SafeColumn.text("state")) FROM account WHERE email_key = ?", arguments: [key])
+            let before = try db.text("SELECT \(SafeColumn.text("state")) FROM account WHERE email_key = ?", [.text(key)])
             if before != nil {
-                try db.execute(sql: "UPDATE account SET state = ? WHERE email_key = ?", arguments: [state.rawValue, key])
+                try db.execute("UPDATE account SET state = ? WHERE email_key = ?", [.text(state.rawValue), .text(key)])
             }
             return before
         }
@@ -282,7 +280,7 @@ public final class AccountStore: Sendable {
     public func rehash(email: String, verified: String, to passwordHash: PasswordHash) throws(StoreError) -> Bool {
         do throws(StoreError) {
             try changeRow("UPDATE account SET password_hash = ? WHERE password_hash = ? AND email_key = ?",
-                          [passwordHash.phc, verified], email: email, removesHashes: true)
+                          [.text(passwordHash.phc), .text(verified)], email: email, removesHashes: true)
             return true
         } catch .noAccount {
             return false
@@ -291,14 +289,15 @@ public final class AccountStore: Sendable {
 
     /// Counts weaker hashes (``AccountBackend/countHashes(weakerThan:)``).
     public func countHashes(weakerThan costs: PasswordPolicy.Argon2Costs) throws(StoreError) -> Int {
-        try access { try queue.read { db in
-            var count = 0
-            let hashes = try String.fetchCursor(db, sql: "SELECT \(SafeColumn.hash) FROM account")
-            while let hash = try hashes.next() {
-                if PasswordHasher.needsRehash(hash, for: costs) { count += 1 }
+        try reading { db in
+            try db.withStatement("SELECT \(SafeColumn.hash) FROM account") { hashes in
+                var count = 0
+                while try hashes.step() {
+                    if PasswordHasher.needsRehash(hashes.text(0), for: costs) { count += 1 }
+                }
+                return count
             }
-            return count
-        } }
+        }
     }
 
     /// Stores many accounts in one transaction (``AccountBackend/insertBatch(_:update:at:)``).
@@ -306,17 +305,28 @@ public final class AccountStore: Sendable {
         try checkWritable()
         let now = Self.timestamp(date)
         return try writing(removesHashes: update) { db in
-            try rows.map { row in
-                let key = Self.key(forEmail: row.email)
-                try db.execute(
-                    sql: "INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES (?, ?, ?, ?, ?) "
-                        + "ON CONFLICT (email_key) DO NOTHING",
-                    arguments: [Self.normalized(row.email), key, row.passwordHash.phc, now, row.state.rawValue])
-                if db.changesCount == 1 { return .created(id: db.lastInsertedRowID) }
-                guard update else { return .taken }
-                try db.execute(sql: "UPDATE account SET password_hash = ?, password_changed_at = ? WHERE email_key = ?",
-                               arguments: [row.passwordHash.phc, now, key])
-                return .updated
+            // One prepared insert for the whole batch, bound again for each row.
+            try db.withStatement("""
+                INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES (?, ?, ?, ?, ?) \
+                ON CONFLICT (email_key) DO NOTHING
+                """) { insert in
+                var outcomes: [BatchOutcome] = []
+                outcomes.reserveCapacity(rows.count)
+                for row in rows {
+                    let key = Self.key(forEmail: row.email)
+                    try insert.bind([.text(Self.normalized(row.email)), .text(key), .text(row.passwordHash.phc), .text(now), .text(row.state.rawValue)])
+                    try insert.run()
+                    if db.changes == 1 {
+                        outcomes.append(.created(id: db.lastInsertedRowID))
+                    } else if !update {
+                        outcomes.append(.taken)
+                    } else {
+                        try db.execute("UPDATE account SET password_hash = ?, password_changed_at = ? WHERE email_key = ?",
+                                       [.text(row.passwordHash.phc), .text(now), .text(key)])
+                        outcomes.append(.updated)
+                    }
+                }
+                return outcomes
             }
         }
     }
@@ -330,40 +340,23 @@ public final class AccountStore: Sendable {
     ///
     /// Hashes never leave the store this way. Memory does not grow with the number of accounts.
     ///
-    /// Rows are read with SQLite's own column functions, not GRDB's `Row`: for a million accounts
-    /// GRDB's per-row values and their reference counting cost more than the rest of `signup list`
-    /// (BENCHMARKS.md, issue 11). Text is read by its length, so a NUL inside a stored email is
-    /// kept (and shown visibly by the caller), not taken for the email's end.
+    /// Rows are read one at a time with SQLite's column functions (BENCHMARKS.md, issue 11). Text
+    /// is read by its length, so a NUL inside a stored email is kept (and shown visibly by the
+    /// caller), not taken for the email's end.
     public func streamAccounts(inState state: AccountState?, _ body: (Account) -> Bool) throws(StoreError) {
-        try access { try queue.read { db in
-            let statement = try db.makeStatement(sql: AccountRow.select(hasStates: hasStates))
-            try statement.setArguments([state?.rawValue])
-            let raw = statement.sqliteStatement
-            while true {
-                let code = sqlite3_step(raw)
-                if code == SQLITE_DONE { return }
-                guard code == SQLITE_ROW else {
-                    throw DatabaseError(
-                        resultCode: ResultCode(rawValue: code),
-                        message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        try reading { db in
+            try db.withStatement(AccountRow.select(hasStates: hasStates), [SQLiteValue(state?.rawValue)]) { rows in
+                while try rows.step() {
+                    let account = Account(
+                        id: rows.int64(0),
+                        email: rows.text(1),
+                        createdAt: rows.text(2),
+                        state: AccountState(stored: rows.text(3)),
+                        passwordChangedAt: rows.optionalText(4))
+                    if !body(account) { return }
                 }
-                let account = Account(
-                    id: sqlite3_column_int64(raw, 0),
-                    email: Self.text(raw, column: 1),
-                    createdAt: Self.text(raw, column: 2),
-                    state: AccountState(stored: Self.text(raw, column: 3)),
-                    passwordChangedAt: sqlite3_column_type(raw, 4) == SQLITE_NULL ? nil : Self.text(raw, column: 4))
-                if !body(account) { return }
             }
-        } }
-    }
-
-    /// A text column of the current row, every byte of it (invalid UTF-8 repaired, as Swift
-    /// repairs any outside text).
-    private static func text(_ statement: SQLiteStatement, column: Int32) -> String {
-        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, column))
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        }
     }
 
     /// All accounts, ordered by id. Hashes never leave the store this way.
@@ -376,39 +369,42 @@ public final class AccountStore: Sendable {
     /// What a password for this email is checked against (``AccountBackend/verificationTarget(forEmail:)``).
     public func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget {
         let key = Self.key(forEmail: email)
-        return try access { try queue.read { db in
+        return try reading { db in
             var found: String?
             var state = "active"
             if hasOldKeys {
                 // The keys on disk are v1's: compare today's key of every email (a reader does not migrate).
                 // The whole table is read either way, so the time does not tell a known email from an unknown one.
-                let rows = try Row.fetchCursor(db, sql: """
+                try db.withStatement("""
                     SELECT \(SafeColumn.text("email")) AS email, \(SafeColumn.hash) AS password_hash FROM account
-                    """)
-                while let row = try rows.next() {
-                    if found == nil, Self.key(forEmail: row["email"]) == key { found = row["password_hash"] }
+                    """) { rows in
+                    while try rows.step() {
+                        if found == nil, Self.key(forEmail: rows.text(0)) == key { found = rows.text(1) }
+                    }
                 }
             } else {
                 let stateColumn = hasStates ? SafeColumn.text("state") : "'active'"
-                let row = try Row.fetchOne(db, sql: "SELECT \(SafeColumn.hash), \(stateColumn) FROM account WHERE email_key = ?", arguments: [key])
-                found = row?[0]
-                state = row?[1] ?? state
+                let row = try db.rows("SELECT \(SafeColumn.hash), \(stateColumn) FROM account WHERE email_key = ?", [.text(key)]) {
+                    (hash: $0.text(0), state: $0.text(1))
+                }.first
+                found = row?.hash
+                state = row?.state ?? state
             }
             // Looked up for a known email too: both take the same queries.
             let decoy = try Self.decoy(db)
             return found.map { .account(hash: $0, state: AccountState(stored: state)) } ?? .noAccount(decoy: decoy)
-        } }
+        }
     }
 
     /// The newest account's stored hash (``AccountBackend/verificationTarget(forEmail:)``), or nil in an empty table.
-    private static func decoy(_ db: Database) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT \(SafeColumn.hash) FROM account ORDER BY id DESC LIMIT 1")
+    private static func decoy(_ db: SQLiteConnection) throws -> String? {
+        try db.text("SELECT \(SafeColumn.hash) FROM account ORDER BY id DESC LIMIT 1")
     }
 
     // MARK: - Helpers
 
     static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(identifier: "UTC")!))
+        date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
     }
 
     /// Opens a read-write connection; it changes nothing by itself.
@@ -416,20 +412,16 @@ public final class AccountStore: Sendable {
     /// Readers are not `SQLITE_OPEN_READONLY` connections on purpose: such a
     /// connection creates the `-wal` and `-shm` files of a WAL database but
     /// cannot remove them when it closes, so `signup list` would leave files
-    /// behind. GRDB's `read` runs under `PRAGMA query_only`, and the reader
-    /// store refuses `create` itself.
-    private static func openQueue(_ name: String, path: DatabasePath) throws(StoreError) -> DatabaseQueue {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(busyTimeout)
-        configuration.label = "AccountStore"
-        configuration.prepareDatabase { db in
-            // A setting of this connection only: nothing is written.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // Freed bytes are zeroed: a changed or deleted hash does not linger in free pages.
-            try db.execute(sql: "PRAGMA secure_delete = ON")
-        }
+    /// behind. A read (``SQLiteConnection/read(_:)``) runs under `PRAGMA query_only`,
+    /// and the reader store refuses `create` itself.
+    private static func openQueue(_ name: String, path: DatabasePath) throws(StoreError) -> SQLiteConnection {
         do {
-            return try DatabaseQueue(path: name, configuration: configuration)
+            return try SQLiteConnection(name, mode: .readWrite, busyTimeout: busyTimeout, settings: [
+                // A setting of this connection only: nothing is written.
+                "PRAGMA synchronous = NORMAL",
+                // Freed bytes are zeroed: a changed or deleted hash does not linger in free pages.
+                "PRAGMA secure_delete = ON",
+            ])
         } catch {
             throw StoreError.from(error, path: path)
         }
@@ -439,11 +431,7 @@ public final class AccountStore: Sendable {
         let name = try SQLiteName.make(file, writable: false, path: path)
         if immutable {
             let store = try AccountStore(reading: path, name: name, immutable: true)
-            do {
-                return (store, try store.queue.read { try Migrations.contents($0, path: path) })
-            } catch {
-                throw StoreError.from(error, path: path)
-            }
+            return (store, try store.reading { db in try Migrations.contents(db, path: path) })
         }
         let contents = try inspect(name, path: path)
         return (try AccountStore(reading: path, name: name, immutable: false), contents)
@@ -451,7 +439,7 @@ public final class AccountStore: Sendable {
 
     /// What the file holds, read on a connection of its own that writes nothing, not even when it closes.
     ///
-    /// Runs before any other connection opens: GRDB reads the file as it opens one, and
+    /// Runs before any other connection opens: a connection reads the file as it opens, and
     /// the last connection to close checkpoints a non-empty `-wal` into the file. When
     /// such a `-wal` is there (a crash left it), the file is read through a read-only
     /// connection, which never checkpoints, so a file that is then refused keeps its bytes.
@@ -470,33 +458,30 @@ public final class AccountStore: Sendable {
         if FileSystem.isCutShort(name.file) {
             throw .unavailable(reason: "the database \(path) is damaged: it is not a whole number of pages")
         }
-        var configuration = Configuration()
-        configuration.readonly = (FileSystem.size(of: name.file + Array("-wal".utf8)) ?? 0) > 0
-        configuration.busyMode = .timeout(busyTimeout)
-        configuration.label = "AccountStore"
+        let readOnly = (FileSystem.size(of: name.file + Array("-wal".utf8)) ?? 0) > 0
         var target = name.text
-        if configuration.readonly, FileSystem.size(of: name.file + Array("-shm".utf8)) == nil,
+        if readOnly, FileSystem.size(of: name.file + Array("-shm".utf8)) == nil,
            let copy = FileSystem.privateCopy(of: name.file) {
             target = copy
         }
         defer { if target != name.text { FileSystem.removePrivateCopy(FileSystem.parentText(of: target)) } }
         do {
-            let reader = try DatabaseQueue(path: target, configuration: configuration)
-            let contents = try reader.read { db in
+            let reader = try SQLiteConnection(target, mode: readOnly ? .readOnly : .readWrite, busyTimeout: busyTimeout)
+            let contents = try reader.read {
                 // A crash left this -wal: the writer that opens next replays it into the file and
                 // removes it, which a damaged file found later could not undo. Check the whole
                 // file first, on the copy, in this rare case only (a live -wal has its -shm).
-                if target != name.text, try String.fetchOne(db, sql: "PRAGMA quick_check(1)") != "ok" {
+                if target != name.text, try reader.text("PRAGMA quick_check(1)") != "ok" {
                     throw StoreError.unavailable(reason: "the database \(path) is damaged")
                 }
-                return try Migrations.contents(db, path: path)
+                return try Migrations.contents(reader, path: path)
             }
             try reader.close()
             if rehearsingWrites && target != name.text {
                 let rehearsal = try openQueue(target, path: path)
                 defer { try? rehearsal.close() }
                 try Migrations.migrate(rehearsal)
-                try rehearsal.writeWithoutTransaction { db in _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
+                _ = try rehearsal.text("PRAGMA journal_mode = WAL")
             }
             return contents
         } catch {
@@ -508,32 +493,36 @@ public final class AccountStore: Sendable {
     ///
     /// The one place a URI is made, from an absolute path whose every byte but the
     /// unreserved ones is percent-encoded, so no byte of the path can act as URI syntax.
-    private static func openImmutable(_ name: SQLiteName, path: DatabasePath) throws(StoreError) -> DatabaseQueue {
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.label = "AccountStore"
+    private static func openImmutable(_ name: SQLiteName, path: DatabasePath) throws(StoreError) -> SQLiteConnection {
         do {
-            return try DatabaseQueue(path: "file:" + SQLiteName.percentEncoded(name.file) + "?immutable=1", configuration: configuration)
+            return try SQLiteConnection(
+                "file:" + SQLiteName.percentEncoded(name.file) + "?immutable=1", mode: .readOnlyURI, busyTimeout: nil)
         } catch {
             throw StoreError.from(error, path: path)
         }
     }
 
-    private func access<T>(_ body: () throws -> T) throws(StoreError) -> T {
+    /// Runs `body` on the connection (one caller at a time), mapping what it throws to a ``StoreError``.
+    private func access<T>(_ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         do {
-            return try body()
+            return try db.access { try body(db) }
         } catch {
             throw StoreError.from(error, path: path)
         }
+    }
+
+    /// Runs `body` in a read transaction that cannot write (``SQLiteConnection/read(_:)``).
+    private func reading<T>(_ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
+        try access { db in try db.read { try body(db) } }
     }
 }
 
 /// The name SQLite is given for a checked, absolute database path.
 ///
-/// GRDB takes a `String`, which cannot hold bytes that are not UTF-8. Such a path is
-/// opened here (`O_NOFOLLOW`) and SQLite is given `/proc/self/fd/N`: SQLite resolves
-/// that link to the file's real name, bytes and all, and names `-wal` and `-shm` from
-/// it. The descriptor stays open as long as the store.
+/// A path whose bytes are not UTF-8 is not given to SQLite as those bytes (as earlier releases,
+/// whose SQLite layer took a `String`, could not): it is opened here (`O_NOFOLLOW`) and SQLite is
+/// given `/proc/self/fd/N`. SQLite resolves that link to the file's real name, bytes and all,
+/// and names `-wal` and `-shm` from it. The descriptor stays open as long as the store.
 struct SQLiteName {
     /// Closes its descriptor when the last store using it goes.
     final class Descriptor: Sendable {

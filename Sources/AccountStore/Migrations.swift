@@ -1,4 +1,4 @@
-import GRDB
+import CSQLite
 import SignupCore
 
 /// Schema changes, in order. Never edit a registered migration: add a new one.
@@ -22,80 +22,128 @@ enum Migrations {
         "CREATE INDEX account_origin_created_at ON account (origin, created_at)",
     ]
 
-    static let migrator: DatabaseMigrator = {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration(accountsTable) { db in
-            try db.create(table: "account") { table in
-                table.autoIncrementedPrimaryKey("id")
-                table.column("email", .text).notNull()
-                table.column("email_key", .text).notNull().unique()
-                table.column("password_hash", .text).notNull()
-                table.column("created_at", .text).notNull()
-            }
-        }
+    /// The table that records which migrations have run, one row each (`identifier`). Its name
+    /// and shape are the ones every earlier release gave it (the `grdb_` prefix is theirs), so a
+    /// database an earlier release made opens unchanged and continues from there.
+    static let appliedTable = "grdb_migrations"
+
+    /// Every migration, in order: its name and what it does, in the migration's transaction.
+    static let ordered: [(identifier: String, run: @Sendable (SQLiteConnection) throws -> Void)] = [
+        // The exact statement earlier releases ran for this table: a new file has the schema an
+        // earlier release's had, byte for byte (`EarlierReleaseTests`).
+        (accountsTable, { db in
+            try db.execute("""
+                CREATE TABLE "account" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "email" TEXT NOT NULL, \
+                "email_key" TEXT NOT NULL UNIQUE, "password_hash" TEXT NOT NULL, "created_at" TEXT NOT NULL)
+                """)
+        }),
         // v1 lowercased letter by letter: `ΟΔΥΣΣΕΑΣ` and `οδυσσεας` were two keys. Every key is
         // computed again in Swift by `AccountStore.key(forEmail:)`; two accounts that would share
         // one key stop the migration (nothing is merged, nothing dropped, nothing written).
-        migrator.registerMigration(caseFoldedKeys) { db in
+        (caseFoldedKeys, { db in
             if let clash = try keyClash(db) { throw clash }
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try db.rows("""
                 SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email, \(SafeColumn.text("email_key")) AS email_key
                 FROM account
-                """)
+                """) { (id: $0.int64(0), email: $0.text(1), key: $0.text(2)) }
             var changed: [(id: Int64, key: String)] = []
             for row in rows {
-                let key = AccountStore.key(forEmail: row["email"])
-                if key != row["email_key"] as String { changed.append((row["id"], key)) }
+                let key = AccountStore.key(forEmail: row.email)
+                if key != row.key { changed.append((row.id, key)) }
             }
             // Two passes, so that no row takes a key another row has not left yet.
             for (id, _) in changed {
-                try db.execute(sql: "UPDATE account SET email_key = ? WHERE id = ?", arguments: ["\u{1}migrating \(id)", id])
+                try db.execute("UPDATE account SET email_key = ? WHERE id = ?", [.text("\u{1}migrating \(id)"), .integer(id)])
             }
             for (id, key) in changed {
-                try db.execute(sql: "UPDATE account SET email_key = ? WHERE id = ?", arguments: [key, id])
+                try db.execute("UPDATE account SET email_key = ? WHERE id = ?", [.text(key), .integer(id)])
             }
-        }
-        migrator.registerMigration(accountState) { db in
-            for statement in accountStateColumns { try db.execute(sql: statement) }
-        }
-        migrator.registerMigration(accountOrigin) { db in
-            for statement in accountOriginColumns { try db.execute(sql: statement) }
-        }
-        return migrator
-    }()
+        }),
+        (accountState, { db in
+            for statement in accountStateColumns { try db.execute(statement) }
+        }),
+        (accountOrigin, { db in
+            for statement in accountOriginColumns { try db.execute(statement) }
+        }),
+    ]
 
-    /// Brings `writer` up to date, tolerating another connection doing the same
+    /// The recorded migrations, known or not; none when the table is not there yet.
+    static func applied(_ db: SQLiteConnection) throws -> Set<String> {
+        do {
+            return Set(try db.texts("SELECT identifier FROM \(appliedTable)"))
+        } catch {
+            // Rethrown unless the table is shown to be missing (a new file).
+            if let count = try? db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(appliedTable)]),
+               count == 0 {
+                return []
+            }
+            throw error
+        }
+    }
+
+    /// Whether every migration this program knows has run.
+    static func hasCompletedMigrations(_ db: SQLiteConnection) throws -> Bool {
+        let applied = try applied(db)
+        return ordered.allSatisfy { applied.contains($0.identifier) }
+    }
+
+    /// Brings `db` up to date, tolerating another connection doing the same
     /// thing at the same moment.
     ///
-    /// GRDB reads the applied migrations before it takes the write lock, so when
-    /// two processes open a new database together the slower one fails with
-    /// "table already exists" after the faster one committed. That is success.
-    static func migrate(_ writer: any DatabaseWriter) throws {
+    /// Each migration runs in its own immediate transaction with its bookkeeping row, and the
+    /// applied migrations are read again once the write lock is held: when two processes open a
+    /// new database together, the slower one finds the faster one's migrations done and skips
+    /// them. Any other failure is tried again (up to three times) unless the migrations are then
+    /// found complete.
+    static func migrate(_ db: SQLiteConnection) throws {
         // A damaged file must keep its bytes: a migration that commits before the damage shows
         // (in a later write) would have changed it. So before the first write of an upgrade, the
         // whole file is checked once; a file already up to date is not scanned on every open.
-        if try !writer.read(migrator.hasCompletedMigrations) {
-            let verdict = try writer.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
-            if verdict != ["ok"] { throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "quick_check") }
-        }
+        if try db.read({ try hasCompletedMigrations(db) }) { return }
+        let verdict = try db.read { try db.texts("PRAGMA quick_check") }
+        if verdict != ["ok"] { throw SQLiteError(code: SQLITE_CORRUPT, message: "quick_check") }
         var attempt = 0
         while true {
             do {
-                try migrator.migrate(writer)
+                try runMigrations(db)
                 return
             } catch let error as StoreError {
                 throw error
             } catch {
                 attempt += 1
-                if try writer.read(migrator.hasCompletedMigrations) { return }
+                if try db.read({ try hasCompletedMigrations(db) }) { return }
                 if attempt >= 3 { throw error }
+            }
+        }
+    }
+
+    /// Runs each migration not yet recorded, in order, each in one immediate transaction with the
+    /// row that records it (and the table of those rows, on a new file).
+    ///
+    /// Foreign keys are off while a migration runs and checked before it commits, as SQLite's
+    /// documentation of ALTER TABLE asks (and earlier releases did).
+    private static func runMigrations(_ db: SQLiteConnection) throws {
+        let recorded = try db.read { try applied(db) }
+        for migration in ordered where !recorded.contains(migration.identifier) {
+            try db.execute("PRAGMA foreign_keys = OFF")
+            defer { _ = try? db.execute("PRAGMA foreign_keys = ON") }
+            try db.inTransaction(.immediate) {
+                try db.execute("CREATE TABLE IF NOT EXISTS \(appliedTable) (identifier TEXT NOT NULL PRIMARY KEY)")
+                // Another connection may have run it since `recorded` was read: the lock is held now.
+                if try applied(db).contains(migration.identifier) { return .commit }
+                try migration.run(db)
+                try db.execute("INSERT INTO \(appliedTable) (identifier) VALUES (?)", [.text(migration.identifier)])
+                if try !db.texts("PRAGMA foreign_key_check").isEmpty {
+                    throw SQLiteError(code: CSQLITE_CONSTRAINT_FOREIGNKEY, message: "FOREIGN KEY constraint failed")
+                }
+                return .commit
             }
         }
     }
 
     /// What an existing file holds, before anything is written to it.
     enum Contents: Equatable {
-        /// No tables, or only GRDB's bookkeeping: a new database.
+        /// No tables, or only the (empty) table of applied migrations: a new database.
         case empty
         /// Ours; `oldKeys` while `v2-email-key-casefold` is still to run, `states` once
         /// `v3-account-state` has run.
@@ -109,14 +157,14 @@ enum Migrations {
     /// It only reads. A migration commits its tables and its bookkeeping row
     /// together, so a database being created by another process reads as
     /// `empty` or `signup`, never as another program's.
-    static func contents(_ db: Database, path: DatabasePath) throws -> Contents {
-        let tables = Set(try String.fetchAll(db, sql: """
+    static func contents(_ db: SQLiteConnection, path: DatabasePath) throws -> Contents {
+        let tables = Set(try db.texts("""
             SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
             """))
-        let applied = tables.contains("grdb_migrations")
-            ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []
+        let applied = tables.contains(appliedTable)
+            ? Set(try db.texts("SELECT identifier FROM \(appliedTable)")) : []
         guard applied.contains(accountsTable) else {
-            if tables.subtracting(["grdb_migrations"]).isEmpty && applied.isEmpty { return .empty }
+            if tables.subtracting([appliedTable]).isEmpty && applied.isEmpty { return .empty }
             throw StoreError.notSignupDatabase(path)
         }
         let unknown = applied.subtracting(known)
@@ -133,8 +181,8 @@ enum Migrations {
     }
 
     /// Refuses an account table without our columns or without its unique key on `email_key`.
-    private static func checkAccountTable(_ db: Database, path: DatabasePath, states: Bool, origin: Bool) throws {
-        let columns = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('account')"))
+    private static func checkAccountTable(_ db: SQLiteConnection, path: DatabasePath, states: Bool, origin: Bool) throws {
+        let columns = Set(try db.texts("SELECT name FROM pragma_table_info('account')"))
         let expected = ["id", "email", "email_key", "password_hash", "created_at"] + (states ? ["state", "password_changed_at"] : [])
             + (origin ? ["origin"] : [])
         let missing = expected.filter { !columns.contains($0) }
@@ -142,29 +190,31 @@ enum Migrations {
             throw StoreError.unavailable(reason: "the database \(path) cannot be used: its account table lacks the column "
                 + missing.joined(separator: ", "))
         }
-        let uniqueIndexes = try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list('account') WHERE \"unique\" = 1 AND partial = 0")
+        let uniqueIndexes = try db.texts("SELECT name FROM pragma_index_list('account') WHERE \"unique\" = 1 AND partial = 0")
         for index in uniqueIndexes {
-            if try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [index]) == ["email_key"] { return }
+            if try db.texts("SELECT name FROM pragma_index_info(?)", [.text(index)]) == ["email_key"] { return }
         }
         throw StoreError.unavailable(reason: "the database \(path) cannot be used: its account table has no unique key on "
             + "email_key, so two accounts could share one email")
     }
 
     /// The first two accounts whose emails have one key under ``AccountStore/key(forEmail:)``, as a refusal.
-    static func keyClash(_ db: Database, path: DatabasePath? = nil) throws -> StoreError? {
+    static func keyClash(_ db: SQLiteConnection, path: DatabasePath? = nil) throws -> StoreError? {
         var seen: [String: (id: Int64, email: String)] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email FROM account ORDER BY account.id")
-        while let row = try rows.next() {
-            let id: Int64 = row["id"]
-            let email: String = row["email"]
-            let key = AccountStore.key(forEmail: email)
-            if let first = seen[key] {
-                return .unavailable(reason: "the database\(path.map { " \($0)" } ?? "") cannot be upgraded to case-folded email keys: accounts "
-                    + "\(first.id) (\(VisibleText.of(first.email))) and \(id) (\(VisibleText.of(email))) would have the same "
-                    + "key; nothing was changed. Remove or rename one of them with sqlite3, then run signup again")
+        let sql = "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email FROM account ORDER BY account.id"
+        return try db.withStatement(sql) { rows -> StoreError? in
+            while try rows.step() {
+                let id = rows.int64(0)
+                let email = rows.text(1)
+                let key = AccountStore.key(forEmail: email)
+                if let first = seen[key] {
+                    return .unavailable(reason: "the database\(path.map { " \($0)" } ?? "") cannot be upgraded to case-folded email keys: "
+                        + "accounts \(first.id) (\(VisibleText.of(first.email))) and \(id) (\(VisibleText.of(email))) would have the "
+                        + "same key; nothing was changed. Remove or rename one of them with sqlite3, then run signup again")
+                }
+                seen[key] = (id, email)
             }
-            seen[key] = (id, email)
+            return nil
         }
-        return nil
     }
 }

@@ -14,7 +14,7 @@ public final class PostgresStore: AccountBackend {
     /// Whether `v3-account-state` has run (a reader of an older database sees every account as active).
     private var hasStates = true
 
-    /// The migrations this program knows, in order; GRDB's names, so both backends agree.
+    /// The migrations this program knows, in order; the SQLite store's names, so both backends agree.
     static let migrationNames = ["v1-accounts", "v2-email-key-casefold", Migrations.accountState, Migrations.accountOrigin]
     /// `pg_advisory_xact_lock` key under which migrations run: "signup" in ASCII.
     static let migrationLock = "115471698949488"

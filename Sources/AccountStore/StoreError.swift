@@ -1,4 +1,4 @@
-import GRDB
+import CSQLite
 
 /// Why the account store could not do what it was asked.
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -31,44 +31,44 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension StoreError {
-    /// Maps an error thrown by GRDB or SQLite while using the database at `path`.
+    /// Maps an error thrown while using the database at `path` (``SQLiteError`` from SQLite.swift).
     ///
     /// SQLite's own messages are not passed on: they can quote SQL, and the
     /// person needs to know what to do, not which statement failed.
     static func from(_ error: any Error, path: DatabasePath) -> StoreError {
         if let error = error as? StoreError { return error }
-        guard let error = error as? DatabaseError else {
+        guard let error = error as? SQLiteError else {
             return .unavailable(reason: "the database \(path) cannot be used")
         }
-        if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+        if error.extendedCode == CSQLITE_CONSTRAINT_UNIQUE {
             return .emailTaken
         }
-        switch error.resultCode {
-        case .SQLITE_READONLY:
+        switch error.code {
+        case SQLITE_READONLY:
             return .unavailable(reason: "the database \(path) is read-only")
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
+        case SQLITE_BUSY, SQLITE_LOCKED:
             return .unavailable(reason: "the database \(path) is locked by another program")
-        case .SQLITE_FULL:
+        case SQLITE_FULL:
             return .unavailable(reason: "the disk is full (database \(path))")
-        case .SQLITE_IOERR where FileSystem.isFull(path.bytes), .SQLITE_CANTOPEN where FileSystem.isFull(path.bytes):
+        case SQLITE_IOERR where FileSystem.isFull(path.bytes), SQLITE_CANTOPEN where FileSystem.isFull(path.bytes):
             // A full disk also shows as an I/O error (extending -shm) or a file that cannot be made.
             return .unavailable(reason: "the disk is full (database \(path))")
-        case .SQLITE_CANTOPEN where (FileSystem.size(of: path.bytes) ?? 0) > 0 && !FileSystem.isWritable(path.bytes):
+        case SQLITE_CANTOPEN where (FileSystem.size(of: path.bytes) ?? 0) > 0 && !FileSystem.isWritable(path.bytes):
             return .unavailable(reason: "the database \(path) is read-only (or its folder is)")
-        case .SQLITE_CANTOPEN:
+        case SQLITE_CANTOPEN:
             return .unavailable(reason: "cannot open \(path)")
-        case .SQLITE_NOTADB:
+        case SQLITE_NOTADB:
             return .unavailable(reason: "\(path) is not a signup database")
-        case .SQLITE_CORRUPT:
+        case SQLITE_CORRUPT:
             return .unavailable(reason: "the database \(path) is damaged")
-        case .SQLITE_PERM, .SQLITE_AUTH:
+        case SQLITE_PERM, SQLITE_AUTH:
             return .unavailable(reason: "no permission to use \(path)")
-        case .SQLITE_IOERR:
+        case SQLITE_IOERR:
             return .unavailable(reason: "cannot read or write \(path) (input/output error)")
-        case .SQLITE_NOMEM:
+        case SQLITE_NOMEM:
             return .unavailable(reason: "out of memory while using \(path)")
         default:
-            return .unavailable(reason: "the database \(path) cannot be used (SQLite error \(error.extendedResultCode.rawValue))")
+            return .unavailable(reason: "the database \(path) cannot be used (SQLite error \(error.extendedCode))")
         }
     }
 

@@ -173,7 +173,7 @@ public struct DatabasePath: Sendable, Hashable, CustomStringConvertible {
         VisibleText.of(String(decoding: bytes, as: UTF8.self))
     }
 
-    /// The path as a Swift string when its bytes are UTF-8 (SQLite through GRDB takes a `String`).
+    /// The path as a Swift string when its bytes are UTF-8 (the SQLite store opens a UTF-8 path by its name, any other through a descriptor: `SQLiteName`).
     var utf8Text: String? {
         String(validating: bytes, as: UTF8.self)
     }

@@ -1,0 +1,114 @@
+import AccountStore
+import Foundation
+import SignupCore
+import Testing
+
+/// Database files made by earlier releases' `signup` (Resources/README.md says how): today's
+/// store must open every one unchanged, read what it holds and continue from it.
+@Suite("Database files made by earlier releases")
+struct EarlierReleaseTests {
+    static let fixtures = ["made-by-0.1.0.sqlite"]
+
+    /// What every fixture holds: its accounts in id order (email, state, password changed).
+    static let expected: [(email: String, state: AccountState, changed: Bool)] = [
+        ("alice@example.com", .active, false),
+        ("Bob@Example.com", .disabled, false),
+        ("Ölaf.Straße@Example.org", .active, false),
+        ("carol@example.net", .active, true),
+        ("erin@example.com", .active, false),
+        ("dave@example.com", .pending, false),
+    ]
+
+    /// A copy of `fixture` in `folder`: the resource itself is never opened.
+    static func copy(_ fixture: String, into folder: TemporaryFolder) throws -> String {
+        let source = try #require(Bundle.module.url(forResource: fixture, withExtension: nil, subdirectory: "Resources"))
+        let path = folder.file("accounts.sqlite")
+        try FileManager.default.copyItem(atPath: source.path, toPath: path)
+        return path
+    }
+
+    @Test("read: every account with its state, a known password verifies, and the file is unchanged", arguments: fixtures)
+    func reads(fixture: String) throws {
+        try withTemporaryFolder { folder throws in
+            let path = try Self.copy(fixture, into: folder)
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            do {
+                let reader = try #require(try AccountStore.openExisting(path: path))
+                let accounts = try reader.accounts()
+                #expect(accounts.map(\.id) == Array(1...Int64(Self.expected.count)))
+                #expect(accounts.map(\.email) == Self.expected.map(\.email))
+                #expect(accounts.map(\.state) == Self.expected.map(\.state))
+                #expect(accounts.map { $0.passwordChangedAt != nil } == Self.expected.map(\.changed))
+                #expect(accounts.allSatisfy { $0.createdAt.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/) != nil })
+                var pending: [String] = []
+                try reader.streamAccounts(inState: .pending) { pending.append($0.email); return true }
+                #expect(pending == ["dave@example.com"])
+
+                // The key v2 made: any spelling of the address finds it.
+                let target = try reader.verificationTarget(forEmail: "ÖLAF.STRASSE@example.org")
+                guard case .account(let hash, let state) = target else {
+                    Issue.record("no account for Ölaf: \(target)")
+                    return
+                }
+                #expect(state == .active)
+                #expect(PasswordHasher.verify(Secret("Staple-Pigeon-Lantern-7"), against: hash))
+                #expect(!PasswordHasher.verify(Secret("Staple-Pigeon-Lantern-8"), against: hash))
+                // carol's changed password, not her first.
+                guard case .account(let carol, _) = try reader.verificationTarget(forEmail: "carol@example.net") else {
+                    Issue.record("no account for carol")
+                    return
+                }
+                #expect(PasswordHasher.verify(Secret("Harbor-Ginger-Tundra-5"), against: carol))
+                #expect(!PasswordHasher.verify(Secret("Quartz-Meadow-Violin-4"), against: carol))
+                #expect(try reader.verificationTarget(forEmail: "bob@example.com") == .account(hash: try #require(
+                    try sqliteRows(path, "SELECT password_hash FROM account WHERE id = 2").first), state: .disabled))
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "a reader changed the file")
+        }
+    }
+
+    @Test("write: it opens with no migration to run, and a new account continues the ids", arguments: fixtures)
+    func grows(fixture: String) throws {
+        try withTemporaryFolder { folder throws in
+            let path = try Self.copy(fixture, into: folder)
+            let migrations = try sqliteRows(path, "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+            #expect(migrations == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin"])
+            let schema = try sqliteRows(path, "SELECT sql FROM sqlite_master ORDER BY name")
+
+            let store = try AccountStore(path: path)
+            #expect(throws: StoreError.emailTaken) {
+                try store.create(email: " ALICE@example.com ", passwordHash: fakeHash)
+            }
+            let hash = try PasswordHasher.hash(Secret("Nimbus-Walrus-Pepper-6"))
+            let created = try store.create(email: "frank@example.com", passwordHash: hash, state: .pending)
+            #expect(created.id == Int64(Self.expected.count + 1))
+            #expect(try store.setState(.active, email: "Frank@Example.com") == .pending)
+            #expect(try store.setState(.active, email: "bob@example.com") == .disabled)
+            try store.changePassword(email: "alice@example.com", to: hash, at: Date(), whenLocked: {})
+
+            let accounts = try store.accounts()
+            #expect(accounts.map(\.email) == Self.expected.map(\.email) + ["frank@example.com"])
+            #expect(accounts.map(\.state) == [.active, .active, .active, .active, .active, .pending, .active])
+            #expect(try store.verificationTarget(forEmail: "alice@example.com") == .account(hash: hash.phc))
+            #expect(try store.verificationTarget(forEmail: "frank@example.com") == .account(hash: hash.phc))
+
+            // Same bookkeeping, same schema: the file is still one an earlier release reads.
+            #expect(try sqliteRows(path, "SELECT identifier FROM grdb_migrations ORDER BY rowid") == migrations)
+            #expect(try sqliteRows(path, "SELECT sql FROM sqlite_master ORDER BY name") == schema)
+            #expect(try sqliteRows(path, "PRAGMA journal_mode") == ["wal"])
+        }
+    }
+
+    @Test("a new file gets the schema and bookkeeping an earlier release made, byte for byte", arguments: fixtures)
+    func newFileMatches(fixture: String) throws {
+        try withTemporaryFolder { folder throws in
+            let old = try Self.copy(fixture, into: folder)
+            let new = folder.file("new.sqlite")
+            _ = try AccountStore(path: new).create(email: "alice@example.com", passwordHash: fakeHash)
+            let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
+            #expect(try sqliteRows(new, schema) == sqliteRows(old, schema))
+            let applied = "SELECT identifier FROM grdb_migrations ORDER BY rowid"
+            #expect(try sqliteRows(new, applied) == sqliteRows(old, applied))
+        }
+    }
+}
