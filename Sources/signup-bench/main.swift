@@ -68,7 +68,7 @@ func pad(_ text: String) -> String { text + String(repeating: " ", count: max(0,
 func fixed(_ value: Double, _ digits: Int) -> String {
     var scale = 1.0
     for _ in 0..<digits { scale *= 10 }
-    let units = Int((abs(value) * scale).rounded())
+    let units = Int((abs(value) * scale).rounded(.toNearestOrEven))
     var text = String(units / Int(scale))
     if digits > 0 {
         let fraction = String(units % Int(scale))
