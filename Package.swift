@@ -39,14 +39,18 @@ let package = Package(
         // SQLite 3.37 or later (SQLITE_OPEN_EXRESCODE); Debian 12 has 3.40.1.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
+        // Unicode normalization and case folding, called only from SignupCore/UnicodeText.swift
+        // (Foundation's would bring ICU's 37 MB of data into every binary).
+        // No pkgConfig: Debian's libutf8proc.pc adds -DUTF8PROC_EXPORTS, a flag SwiftPM refuses with a warning.
+        .systemLibrary(name: "CUtf8proc", providers: [.apt(["libutf8proc-dev"])]),
         // libpq's header, and its functions loaded with dlopen on first use (libpq-dev for the
         // header): a run without PostgreSQL never loads libpq's two dozen libraries.
         .target(name: "CLibpq"),
         // prctl and setrlimit for the process's own hardening (SPEC 10).
         .systemLibrary(name: "CSystem"),
 
-        // Pure Swift: rules, fields, forms, policies, the wizard state machine.
-        .target(name: "SignupCore"),
+        // Rules, fields, forms, policies, the wizard state machine: Swift, and utf8proc for Unicode.
+        .target(name: "SignupCore", dependencies: ["CUtf8proc"]),
         // The only code that touches termios, signals and libedit. Not "Terminal": a module name
         // that generic clashes with other packages' modules in a consumer.
         .target(name: "WizardTerminal", dependencies: ["SignupCore", "CLibedit", "CSystem"]),

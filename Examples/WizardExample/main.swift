@@ -1,6 +1,6 @@
 // wizard-example: the tutorials' sign-up form, built only on the library products.
 // Usage: wizard-example [--taken FILE] [--lookup-delay MS] [--no-interactive]   (README.md beside this file)
-import Foundation
+import Glibc
 import PasswordStrength
 import SignupCore
 import WizardTerminal
@@ -11,9 +11,43 @@ enum Exit {
     static let incomplete: Int32 = 66, unwritable: Int32 = 74, cancelled: Int32 = 130
 }
 
+/// Writes all of `text` to the descriptor `fd`; false when a write failed (a full disk, a closed pipe).
+func write(_ text: String, to fd: Int32) -> Bool {
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return false }
+        offset += written
+    }
+    return true
+}
+
 func fail(_ message: String, _ code: Int32) -> Never {
-    FileHandle.standardError.write(Data("wizard-example: \(VisibleText.of(message))\n".utf8))
+    _ = write("wizard-example: \(VisibleText.of(message))\n", to: 2)
     exit(code)
+}
+
+/// The UTF-8 text of the regular file at `path` of at most `limit` bytes, or nil when it cannot be read.
+func readText(_ path: String, limit: Int) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var info = stat()
+    guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    var bytes = [UInt8](repeating: 0, count: limit + 1)
+    var count = 0
+    while count <= limit {
+        let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, limit + 1 - count) }
+        if got < 0 && errno == EINTR { continue }
+        guard got > 0 else {
+            if got < 0 { return nil }
+            break
+        }
+        count += got
+    }
+    return count <= limit ? String(validating: bytes[..<count], as: UTF8.self) : nil
 }
 
 // Options: the taken usernames (one a line) and whether to read a script even at a terminal.
@@ -31,11 +65,12 @@ while let argument = arguments.popFirst() {
         guard let path = arguments.popFirst() else { fail("--taken needs a file", Exit.usage) }
         // A regular file of at most 1 MiB: a FIFO would wait for ever, `/dev/zero` never end, and a
         // longer list cut short would let a taken name through.
-        guard let info = try? FileManager.default.attributesOfItem(atPath: path), info[.type] as? FileAttributeType == .typeRegular,
-              let size = info[.size] as? Int, size <= 1 << 20 else { fail("cannot read \(path): not a regular file of at most 1 MiB", Exit.usage) }
-        guard let file = FileHandle(forReadingAtPath: path), let data = try? file.read(upToCount: (1 << 20) + 1) ?? Data(),
-              data.count <= 1 << 20, let text = String(data: data, encoding: .utf8) else { fail("cannot read \(path)", Exit.usage) }
-        taken = Set(text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) })
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 1 << 20 else {
+            fail("cannot read \(path): not a regular file of at most 1 MiB", Exit.usage)
+        }
+        guard let text = readText(path, limit: 1 << 20) else { fail("cannot read \(path)", Exit.usage) }
+        taken = Set(text.split(whereSeparator: \.isNewline).map { Field.trimmingWhiteSpace(String($0)) })
     case "--lookup-delay":
         guard let text = arguments.popFirst(), let milliseconds = Int(text), (0...600_000).contains(milliseconds) else {
             fail("--lookup-delay needs a number of milliseconds from 0 to 600000", Exit.usage)
@@ -110,9 +145,7 @@ let conversation = runner.conversation
 switch outcome {
 case .succeeded(let username):
     // The result line must really be written: `> /dev/full` is a failure, not a welcome.
-    do {
-        try FileHandle.standardOutput.write(contentsOf: Data("Welcome, \(VisibleText.of(username))\n".utf8))
-    } catch {
+    guard write("Welcome, \(VisibleText.of(username))\n", to: 1) else {
         fail("the result could not be written to standard output", Exit.unwritable)
     }
     exit(Exit.welcome)

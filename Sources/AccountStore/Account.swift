@@ -1,5 +1,3 @@
-import Foundation
-
 /// A stored account, without its password hash.
 public struct Account: Sendable, Equatable, Codable {
     /// The row id, assigned by the database.

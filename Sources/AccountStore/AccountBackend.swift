@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SignupCore
 
 /// What the program needs from wherever accounts are stored; SQLite and PostgreSQL both provide it.

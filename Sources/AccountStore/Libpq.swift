@@ -1,5 +1,10 @@
 import CLibpq
-import Foundation
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SignupCore
 
 /// Why a libpq call failed: the one error type that leaves this file.
@@ -23,7 +28,7 @@ struct PGFailure: Error, Sendable {
         // libpq quotes the statement under an error (`LINE 1: INSERT …` and a `^` line): the
         // person needs the reason, not our SQL.
         let oneLine = message.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmingBlanks() }
             .filter { !$0.isEmpty && !$0.hasPrefix("LINE ") && $0 != "^" }
             .joined(separator: " ")
         reason = VisibleText.of(oneLine.isEmpty ? "no reason given" : oneLine)
@@ -36,7 +41,7 @@ struct PGFailure: Error, Sendable {
     init(connectionFailedWith message: String, naming known: [String]) {
         let kept = message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
             .filter { line in
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                let trimmed = line.trimmingBlanks()
                 return !["DETAIL:", "HINT:", "CONTEXT:"].contains(where: trimmed.hasPrefix)
             }
         let parts = kept.joined(separator: "\n").split(separator: "\"", omittingEmptySubsequences: false)
@@ -64,20 +69,21 @@ final class PGConnection {
 
     /// Parameters libpq gets before the caller's connection string, so the string (and the
     /// `PG…` environment variables, which libpq reads only for parameters still unset) win.
-    static func defaultParameters(environment: [String: String]) -> [(String, String)] {
+    /// `isSet` tells whether an environment variable is set (this process's, by default).
+    static func defaultParameters(isSet: (String) -> Bool) -> [(String, String)] {
         var parameters: [(String, String)] = [("client_encoding", "UTF8")]
-        if environment["PGAPPNAME"] == nil { parameters.append(("application_name", "signup")) }
-        if environment["PGCONNECT_TIMEOUT"] == nil { parameters.append(("connect_timeout", "10")) }
+        if !isSet("PGAPPNAME") { parameters.append(("application_name", "signup")) }
+        if !isSet("PGCONNECT_TIMEOUT") { parameters.append(("connect_timeout", "10")) }
         // A server that vanishes without closing the connection (a cable, a crashed host, a
         // failover) is noticed in about 25 s instead of the kernel's two hours.
         parameters += [("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3")]
-        if environment["PGTCPUSERTIMEOUT"] == nil { parameters.append(("tcp_user_timeout", "25000")) }
+        if !isSet("PGTCPUSERTIMEOUT") { parameters.append(("tcp_user_timeout", "25000")) }
         return parameters
     }
 
     /// Connects with `conninfo` (a URL or a keyword string) expanded over ``defaultParameters``.
-    init(conninfo: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(PGFailure) {
-        let parameters = Self.defaultParameters(environment: environment) + [("dbname", conninfo)]
+    init(conninfo: String, isSet: (String) -> Bool = { getenv($0) != nil }) throws(PGFailure) {
+        let parameters = Self.defaultParameters(isSet: isSet) + [("dbname", conninfo)]
         let keywords = parameters.map { strdup($0.0) }
         let values = parameters.map { strdup($0.1) }
         defer {
@@ -233,18 +239,19 @@ final class PGConnection {
         if PQstatus(connection) != CONNECTION_OK { throw connectionFailure() }
     }
 
-    /// How long a cancel request may take before the connection is ended instead.
-    static let cancelDeadline: TimeInterval = 10
+    /// How long a cancel request may take, in seconds, before the connection is ended instead.
+    static let cancelDeadline = 10.0
 
     /// Asks the server to cancel the running query; false when it did not answer within
     /// ``cancelDeadline``. `PQcancel` opens a second connection to the server and waits for it
     /// with no time limit of its own (a frozen postmaster held `signup list | head` for ever:
-    /// sixth outside review), so it runs on a thread of its own that is left to finish alone.
+    /// sixth outside review), so it runs on a thread of its own that is left to finish alone (a
+    /// queue of its own: a blocked worker of the shared pool would hold back its other work).
     private func cancel() -> Bool {
         guard let handle = PQgetCancel(connection) else { return false }
         let request = CancelRequest(handle: handle)
         let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
+        DispatchQueue(label: "signup.libpq-cancel").async {
             var buffer = [CChar](repeating: 0, count: 256)
             _ = PQcancel(request.handle, &buffer, Int32(buffer.count))
             PQfreeCancel(request.handle)

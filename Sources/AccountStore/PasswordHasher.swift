@@ -1,5 +1,9 @@
 import CArgon2
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SignupCore
 
 /// Argon2id password hashing in PHC string form, through libargon2.
@@ -85,7 +89,7 @@ public enum PasswordHasher {
     }
 
     private static func normalized(_ password: Secret) -> String {
-        password.reveal().precomposedStringWithCanonicalMapping
+        UnicodeText.nfc(password.reveal())
     }
 }
 

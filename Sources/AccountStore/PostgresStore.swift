@@ -1,4 +1,9 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SignupCore
 
 /// The accounts in a PostgreSQL database: the same `account` table, the same named
@@ -305,7 +310,7 @@ public final class PostgresStore: AccountBackend {
     ) throws(StoreError) -> Account {
         var lastFailure = lost
         for attempt in 0..<3 {
-            if attempt > 0 { Thread.sleep(forTimeInterval: 1) }
+            if attempt > 0 { sleep(1) }
             let rows: [[String?]]
             do throws(PGFailure) {
                 let fresh = try PGConnection(conninfo: location.conninfo)
@@ -340,7 +345,7 @@ public final class PostgresStore: AccountBackend {
         for _ in 0..<150 {
             // pg_stat_activity is a snapshot per transaction: each query here is its own.
             if try connection.execute("SELECT 1 \(match)", parameters).isEmpty { return }
-            Thread.sleep(forTimeInterval: 0.1)
+            usleep(100_000)
         }
         throw PGFailure(.connectionLost, "the old session (process \(pid)) did not end within 15 s")
     }

@@ -1,4 +1,3 @@
-import Foundation
 import SignupCore
 #if canImport(Glibc)
 import Glibc
@@ -59,7 +58,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     static func mayHoldPassword(_ text: String) -> Bool {
         let lowered = text.lowercased()
         if lowered.contains("password") { return true }
-        guard let scheme = lowered.range(of: "://") else { return false }
+        guard let scheme = lowered.firstRange(of: "://") else { return false }
         let rest = lowered[scheme.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
         guard let at = authority.lastIndex(of: "@") else { return false }
@@ -115,7 +114,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         let keyword = text.drop(while: { $0 == " " || $0 == "\t" }).prefix(while: { $0 != "=" })
         return keyword.count < text.count
             && !keyword.isEmpty
-            && keyword.trimmingCharacters(in: .whitespaces).allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
+            && keyword.trimmingBlanks().allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
     }
 
     /// libpq quotes the text it could not parse, and any part of it may be a password: the

@@ -1,7 +1,10 @@
-import Foundation
+import FoundationEssentials
 
 /// A parsed JSON value that keeps booleans and numbers apart (JSONSerialization does not on Linux).
-enum JSONValue: Decodable, Equatable {
+///
+/// Decoding one checks the whole value: JSONDecoder checks a string's escapes and a number's
+/// digits only when they are decoded, and every string and number here is.
+package enum JSONValue: Decodable, Equatable {
     case bool(Bool)
     case number(Double)
     case string(String)
@@ -9,7 +12,7 @@ enum JSONValue: Decodable, Equatable {
     case object([String: JSONValue])
     case null
 
-    init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null

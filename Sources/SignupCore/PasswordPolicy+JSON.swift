@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a policy file could not be used.
 public struct PolicyFileError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -87,7 +87,7 @@ public struct PolicyFile: Sendable, Equatable {
     /// The words of a blocklist file: one a line, blank lines and lines starting with `#` skipped.
     public static func words(inBlocklist text: String) -> [String] {
         text.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmingBlanks() }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }
 

@@ -1,5 +1,3 @@
-import Foundation
-
 /// What a password must be: lengths, character classes, strength and words to avoid.
 public struct PasswordPolicy: Sendable, Equatable {
     /// A character class a policy can require.

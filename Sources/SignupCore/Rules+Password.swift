@@ -1,5 +1,3 @@
-import Foundation
-
 /// Rules for passwords: character classes, strength and words to avoid.
 extension Rule where Value == String {
     /// Fails with `needsDigit` unless some character is a number (`Character.isNumber`).
@@ -102,7 +100,7 @@ extension Rule where Value == String {
         message: String = Translation.english("Use plain characters: a fullwidth letter, ligature, special space or superscript types differently elsewhere")
     ) -> Rule {
         custom("compatibilityCharacter", message: message) { value, _ in
-            value.precomposedStringWithCanonicalMapping == value.precomposedStringWithCompatibilityMapping
+            UnicodeText.nfc(value) == UnicodeText.nfkc(value)
         }
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The sign-up form: email, password and its confirmation, under a password policy. `signup`
 /// is this configuration of ``Wizard``.
 public enum SignupForm {
@@ -120,16 +118,16 @@ public enum SignupForm {
         return estimator.estimate(value, knownWords(inEmail: form[email]?.value ?? "")).level
     }
 
-    /// Surrounding white space trimmed, then Unicode NFC.
+    /// Surrounding white space (tabs and spaces, not line breaks) trimmed, then Unicode NFC.
     @Sendable public static func normalizeEmail(_ text: String) -> String {
-        text.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping
+        UnicodeText.nfc(text.trimmingBlanks())
     }
 
     /// Unicode NFC; never trimmed or truncated. A password whose NFKC form differs is refused by
     /// its rules (`password.compatibilityCharacter`), so every accepted password is hashed as the
     /// NFC text, the same bytes people type into other software; NFD input is composed.
     @Sendable public static func normalizePassword(_ text: String) -> String {
-        text.precomposedStringWithCanonicalMapping
+        UnicodeText.nfc(text)
     }
 }
 

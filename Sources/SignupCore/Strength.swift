@@ -62,7 +62,7 @@ public struct StrengthEstimate: Sendable, Equatable {
 
 /// The seam through which the core asks how strong a password is.
 ///
-/// The core imports no C: the zxcvbn-backed estimator is `StrengthEstimator.zxcvbn` in `PasswordStrength`.
+/// The core links no password library: the zxcvbn-backed estimator is `StrengthEstimator.zxcvbn` in `PasswordStrength`.
 public struct StrengthEstimator: Sendable {
     /// Estimates `password`, counting `userWords` (such as the email's local part) as known words.
     public var estimate: @Sendable (_ password: String, _ userWords: [String]) -> StrengthEstimate

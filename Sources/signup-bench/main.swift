@@ -1,5 +1,6 @@
 import AccountStore
-import Foundation
+import Dispatch
+import Glibc
 import PasswordStrength
 import SignupCore
 
@@ -63,7 +64,19 @@ rows.append(("validate password (nist)", median(batch: 500) {
 let hash = median(rounds: 9, batch: 1) { consume(try? PasswordHasher.hash(Secret("Quartz-Lantern-58"))) }
 
 func pad(_ text: String) -> String { text + String(repeating: " ", count: max(0, 28 - text.count)) }
-func fixed(_ value: Double, _ digits: Int) -> String { String(format: "%10.\(digits)f", value) }
+/// `value` rounded to `digits` decimals, right-aligned in 10 columns (printf's `%10.<digits>f`).
+func fixed(_ value: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let units = Int((abs(value) * scale).rounded(.toNearestOrEven))
+    var text = String(units / Int(scale))
+    if digits > 0 {
+        let fraction = String(units % Int(scale))
+        text += "." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+    if value < 0 && units > 0 { text = "-" + text }
+    return String(repeating: " ", count: max(0, 10 - text.count)) + text
+}
 
 print("signup-bench (release; median of 41 rounds; reference = String.count of the password)")
 print("  \(pad("reference")) \(fixed(reference / 1000, 3)) µs")

@@ -26,11 +26,11 @@ extension About {
     static func rootHelp() -> String {
         let root = Signup.helpMessage()
         let create = Signup.helpMessage(for: CreateCommand.self)
-        guard let overviewEnd = root.range(of: "USAGE:"), let usage = create.range(of: "USAGE:"),
-              let commands = root.range(of: "SUBCOMMANDS:")
+        guard let overviewEnd = root.firstRange(of: "USAGE:"), let usage = create.firstRange(of: "USAGE:"),
+              let commands = root.firstRange(of: "SUBCOMMANDS:")
         else { return root }
         let createPart = create[usage.lowerBound...]
-            .replacingOccurrences(of: "USAGE: signup create ", with: "USAGE: signup [create] ")
+            .replacing("USAGE: signup create ", with: "USAGE: signup [create] ")
         func trimmed<S: StringProtocol>(_ text: S) -> String {
             String(text.reversed().drop(while: \.isNewline).reversed())
         }

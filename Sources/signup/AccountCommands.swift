@@ -190,7 +190,7 @@ struct DeleteCommand: ParsableCommand {
         session.close()
         switch read {
         case .line(let answer):
-            return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+            return ["y", "yes"].contains(answer.trimmingBlanks().lowercased())
         case .unreadable:
             return false
         case .interrupted, .endOfInput:

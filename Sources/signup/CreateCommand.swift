@@ -1,6 +1,7 @@
 import AccountStore
 import ArgumentParser
-import Foundation
+import Dispatch
+import FoundationEssentials
 import PasswordStrength
 import SignupCore
 import WizardTerminal

@@ -1,9 +1,11 @@
 import AccountStore
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import PasswordStrength
 import SignupCore
+import Synchronization
 import WizardTerminal
 
 /// `signup import FILE|-`: many accounts in one run, each row checked as a sign-up is.
@@ -332,15 +334,14 @@ struct ImportRun {
 }
 
 /// Where concurrent hashing puts its results: each slot written by one iteration only.
-private final class HashSlots: @unchecked Sendable {
-    private(set) var values: [PasswordHash?]
-    private let lock = NSLock()
+private final class HashSlots: Sendable {
+    private let slots: Mutex<[PasswordHash?]>
 
-    init(count: Int) { values = Array(repeating: nil, count: count) }
+    init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
+
+    var values: [PasswordHash?] { slots.withLock { $0 } }
 
     func set(_ index: Int, _ value: PasswordHash?) {
-        lock.lock()
-        values[index] = value
-        lock.unlock()
+        slots.withLock { $0[index] = value }
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import SignupCore
 import WizardTerminal
 
 /// The rows of an import file, read one record at a time: CSV (RFC 4180, with the header
@@ -37,7 +38,7 @@ struct RecordReader {
                     format = .jsonLines
                     return Self.jsonRecord(text, line: line)
                 }
-                let header = Self.csvFields(text)?.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                let header = Self.csvFields(text)?.map { $0.trimmingBlanks().lowercased() }
                 switch header {
                 case ["email", "password"]?: format = .csv(isHash: false)
                 case ["email", "password_hash"]?: format = .csv(isHash: true)
@@ -126,18 +127,57 @@ struct RecordReader {
     /// One JSON Lines object: `email` and `password` or `password_hash`, all strings, and no other key
     /// (a misspelt key must not leave a row without its password unnoticed).
     private static func jsonRecord(_ text: String, line: Int) -> Record {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
-            return .problem(line: line, code: "json.malformed")
-        }
+        guard let members = jsonMembers(text) else { return .problem(line: line, code: "json.malformed") }
+        // A key given twice counts with its last value.
+        let object = Dictionary(members, uniquingKeysWith: { _, last in last })
         guard Set(object.keys).isSubset(of: ["email", "password", "password_hash"]) else {
             return .problem(line: line, code: "json.unknownKey (only email, password and password_hash)")
         }
-        guard object.values.allSatisfy({ $0 is String }) else { return .problem(line: line, code: "json.notAString") }
-        let email = object["email"] as? String ?? ""
-        switch (object["password"] as? String, object["password_hash"] as? String) {
-        case (let password?, nil): return .row(line: line, email: email, secret: password, isHash: false)
-        case (nil, let hash?): return .row(line: line, email: email, secret: hash, isHash: true)
+        func string(_ key: String) -> String? {
+            guard case .string(let value)? = object[key] else { return nil }
+            return value
+        }
+        guard object.keys.allSatisfy({ string($0) != nil }) else { return .problem(line: line, code: "json.notAString") }
+        switch (string("password"), string("password_hash")) {
+        case (let password?, nil): return .row(line: line, email: string("email") ?? "", secret: password, isHash: false)
+        case (nil, let hash?): return .row(line: line, email: string("email") ?? "", secret: hash, isHash: true)
         default: return .problem(line: line, code: "json.passwordOrHash (give exactly one of password and password_hash)")
         }
+    }
+
+    /// The members of the JSON object `text` in their order, a key given twice kept twice; nil
+    /// when `text` is not one valid JSON object (every string and number in it checked).
+    static func jsonMembers(_ text: String) -> [(String, JSONValue)]? {
+        let decoder = JSONDecoder()
+        let bytes = Array(text.utf8)
+        guard case .object? = try? decoder.decode(JSONValue.self, from: Data(bytes)) else { return nil }
+        // Valid JSON, so the top level splits at its commas and first colons outside strings and
+        // nested values, and each key and value decodes alone (JSONDecoder keeps a key's first value).
+        var members: [(String, JSONValue)] = []
+        var (depth, inString, escaped) = (0, false, false)
+        var (start, colon): (Int, Int?) = (0, nil)
+        for (index, byte) in bytes.enumerated() {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                if depth == 1 { (start, colon) = (index + 1, nil) }
+            case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if depth == 1, let colon {
+                    // A trailing comma leaves a member with no colon, which is skipped.
+                    guard let key = try? decoder.decode(String.self, from: Data(bytes[start..<colon])),
+                          let value = try? decoder.decode(JSONValue.self, from: Data(bytes[(colon + 1)..<index])) else { return nil }
+                    members.append((key, value))
+                }
+                if byte == UInt8(ascii: ",") { if depth == 1 { (start, colon) = (index + 1, nil) } } else { depth -= 1 }
+            case UInt8(ascii: ":") where depth == 1 && colon == nil: colon = index
+            default: break
+            }
+        }
+        return members
     }
 }

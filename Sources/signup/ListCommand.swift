@@ -1,6 +1,6 @@
 import AccountStore
 import ArgumentParser
-import Foundation
+import Glibc
 import SignupCore
 
 /// `signup list`: the accounts, never their hashes, streamed row by row.
@@ -112,7 +112,7 @@ struct ListCommand: ParsableCommand {
             if scalar == "\"" || scalar == "\\" {
                 out += "\\" + single
             } else if VisibleText.of(single) != single {
-                out += String(format: "\\u%04x", scalar.value)
+                out += JSONText.unicodeEscape(scalar.value)
             } else {
                 out += single
             }

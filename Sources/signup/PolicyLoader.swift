@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import SignupCore
 
 /// Reads `--policy-file` and the blocklist it names. Every problem is a usage error that

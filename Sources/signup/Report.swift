@@ -1,4 +1,3 @@
-import Foundation
 import SignupCore
 import WizardTerminal
 
@@ -148,11 +147,17 @@ enum JSONText {
             case "\t": out += "\\t"
             case _ where Self.mustEscape(scalar):
                 // Still valid JSON with the real value, but nothing a terminal would act on (C1, bidi, U+2028).
-                for unit in String(scalar).utf16 { out += String(format: "\\u%04x", unit) }
+                for unit in String(scalar).utf16 { out += unicodeEscape(UInt32(unit)) }
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out + "\""
+    }
+
+    /// `\u` and `value` in lowercase hexadecimal, at least 4 digits (`\u001b`).
+    static func unicodeEscape(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return "\\u" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     /// Controls (C0, DEL, C1), format characters (bidirectional overrides, zero-width ones) and line separators.

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import Glibc
 import SignupCore
 
@@ -55,7 +54,7 @@ enum ParseErrorText {
 
     static func kind(of message: String, known: Set<String>) -> String {
         func name(after marker: String) -> String? {
-            guard let range = message.range(of: marker, options: .backwards) else { return nil }
+            guard let range = message.ranges(of: marker).last else { return nil }
             let rest = message[range.upperBound...]
             guard let end = rest.firstIndex(of: "'") else { return nil }
             let candidate = String(rest[..<end])
@@ -100,8 +99,8 @@ enum ParseErrorText {
             // (`  --email <address>   Answer …`, `  -h, --help   Show …`).
             for line in Signup.helpMessage(for: command, columns: 1000).split(separator: "\n") {
                 let trimmed = line.drop { $0 == " " }
-                guard trimmed.hasPrefix("-") || trimmed.hasPrefix("<"), let end = trimmed.range(of: "  ")?.lowerBound ?? Optional(trimmed.endIndex) else { continue }
-                for spelling in trimmed[..<end].split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                guard trimmed.hasPrefix("-") || trimmed.hasPrefix("<"), let end = trimmed.firstRange(of: "  ")?.lowerBound ?? Optional(trimmed.endIndex) else { continue }
+                for spelling in trimmed[..<end].split(separator: ",").map({ $0.trimmingBlanks() }) {
                     let words = spelling.split(separator: " ").map(String.init)
                     names.formUnion(words)
                     if words.count == 2 { names.insert(spelling) }

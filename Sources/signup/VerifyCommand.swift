@@ -1,6 +1,5 @@
 import AccountStore
 import ArgumentParser
-import Foundation
 import SignupCore
 import WizardTerminal
 

@@ -130,6 +130,24 @@ import Testing
         #expect(run.stderr.contains("line 3: json.passwordOrHash"))
         #expect(box.accounts().compactMap { $0["email"] as? String } == ["d@example.com"])
     }
+
+    @Test func aJSONKeyGivenTwiceCountsWithItsLastValueAndABadEscapeOrNumberIsMalformed() {
+        let box = Sandbox()
+        let jsonLines = #"""
+            {"email":"a@example.com","password":"Weak","password":"Harbor-Tulip-Kite-93"}
+            {"email":"b@example.com","password":"Harbor\x-Tulip-Kite-93"}
+            {"email":"c@example.com","password":"Harbor-Tulip-Kite-93","extra":01}
+            {"email":"d@example.com","password":"\ud800-Harbor-Tulip-Kite-93"}
+
+            """#
+        let run = box.run(["import", box.file("x.jsonl", Data(jsonLines.utf8)), "--db", box.db], secrets: ["Harbor-Tulip-Kite-93"])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("line 2: json.malformed"), "\(run.stderr)")
+        #expect(run.stderr.contains("line 3: json.malformed"), "\(run.stderr)")
+        #expect(run.stderr.contains("line 4: json.malformed"), "\(run.stderr)")
+        #expect(box.accounts().compactMap { $0["email"] as? String } == ["a@example.com"])
+        #expect(box.run(["verify", "a@example.com", "--db", box.db], input: lines("Harbor-Tulip-Kite-93\n"), secrets: ["Harbor-Tulip-Kite-93"]).status == 0)
+    }
 }
 
 /// What an outside attack found in `import`: each was a way to create, show or plant what the

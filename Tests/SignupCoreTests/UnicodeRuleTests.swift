@@ -74,6 +74,20 @@ import Testing
         #expect(Array(form[K.password]!.value.utf8) == Array("Qu\u{E9}bec-Lantern-58".utf8))
     }
 
+    @Test func aLetterBeyondU10000BeforeAMarkIsKeptAsTyped() {
+        // Foundation's NFC on Linux cut U+10041 (Linear B) to U+0041 and composed it with the
+        // accent: this password was hashed as "Quartz-Á-58", another password.
+        let typed = "Quartz-\u{10041}\u{301}-58"
+        #expect(Array(SignupForm.normalizePassword(typed).unicodeScalars) == Array(typed.unicodeScalars))
+        #expect(SignupForm.normalizePassword(typed) != SignupForm.normalizePassword("Quartz-\u{C1}-58"))
+    }
+
+    @Test func anEmailLosesTheSpacesAroundItButNotItsLineBreaks() {
+        #expect(SignupForm.normalizeEmail("\t\u{200B} alice@example.com\u{3000}\u{A0}") == "alice@example.com")
+        #expect(SignupForm.normalizeEmail(" a\u{301}lice@example.com ") == "\u{E1}lice@example.com")
+        #expect(SignupForm.normalizeEmail("alice@example.com\n") == "alice@example.com\n")
+    }
+
     @Test func everyAcceptedPasswordHasEqualNFCAndNFKC() {
         let samples = ["Quartz-Lantern-58", "Qu\u{E9}bec-Lantern-58", "Пароль-Надёжный-58", "密码-Lantern-58"] + Self.compatibility + Self.invisible
         for sample in samples {
