@@ -29,6 +29,17 @@ package enum UnicodeText {
         return String(scalars)
     }
 
+    /// The version of Unicode whose tables utf8proc has: `15.0.0` with Debian 12's utf8proc 2.8.
+    package static var unicodeVersion: String { String(cString: utf8proc_unicode_version()) }
+
+    /// Whether `scalar` is assigned in utf8proc's Unicode. The standard library's own tables may be
+    /// newer; a letter only they know is neither normalized nor folded here, so an email holding
+    /// one would get a key that a later utf8proc computes differently. Unicode keeps the folding
+    /// and normalization of assigned characters stable, so keys made of assigned ones never change.
+    package static func isAssigned(_ scalar: Unicode.Scalar) -> Bool {
+        utf8proc_category(utf8proc_int32_t(bitPattern: scalar.value)) != UTF8PROC_CATEGORY_CN
+    }
+
     private static func isASCII(_ text: String) -> Bool {
         text.utf8.allSatisfy { $0 < 0x80 }
     }
