@@ -30,8 +30,10 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
     let key = AccountStore.key(forEmail: raw)
     require(AccountStore.key(forEmail: key) == key, "the key is not idempotent")
-    require(AccountStore.key(forEmail: raw.decomposedStringWithCanonicalMapping) == key, "NFD spelling changes the key")
-    require(AccountStore.key(forEmail: raw.precomposedStringWithCanonicalMapping) == key, "NFC spelling changes the key")
+    if foundationNormalizes(raw) {
+        require(AccountStore.key(forEmail: raw.decomposedStringWithCanonicalMapping) == key, "NFD spelling changes the key")
+        require(AccountStore.key(forEmail: raw.precomposedStringWithCanonicalMapping) == key, "NFC spelling changes the key")
+    }
     var sigma = raw
     sigma.unicodeScalars = String.UnicodeScalarView(raw.unicodeScalars.map { $0 == "ς" ? "σ" : $0 })
     require(AccountStore.key(forEmail: sigma) == key, "final sigma changes the key", known: "casefold")

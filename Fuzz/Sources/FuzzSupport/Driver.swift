@@ -60,3 +60,10 @@ public func report(_ text: String) {
         }
     }
 }
+
+/// Whether Foundation's normalization may serve as an oracle for `text`: its NFC on Linux cuts a
+/// scalar beyond U+FFFF to 16 bits before a combining mark (U+10041 U+0301 becomes "Á"), where
+/// the library's utf8proc keeps it. For such text the oracle, not the library, is wrong.
+public func foundationNormalizes(_ text: String) -> Bool {
+    !text.unicodeScalars.contains { $0.value > 0xFFFF }
+}
