@@ -1,5 +1,6 @@
 import ArgumentParser
 import SignupCore
+import Synchronization
 import WizardTerminal
 
 /// What `--version` and the help say about the program itself: one place for each.
@@ -23,11 +24,20 @@ enum About {
     /// fills them. A text of several lines (a command's discussion) is looked up line by line, as
     /// scripts/po extracts it: a catalog's text never holds a line feed (``Translation`` would not use it).
     static func english(_ template: String, _ values: [String: String] = [:], translated: [String: String] = [:]) -> String {
-        template.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+        // The parser makes every command's options again and again while it parses: an option's
+        // help is looked up once per run, not each time.
+        let fixed = values.isEmpty && translated.isEmpty
+        if fixed, let known = shown.withLock({ $0[template] }) { return known }
+        let text = template.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             let line = String(line)
-            return line.isEmpty ? line : translation(values.isEmpty && translated.isEmpty ? line : Translation.english(line, values, translated: translated))
+            return line.isEmpty ? line : translation(fixed ? line : Translation.english(line, values, translated: translated))
         }.joined(separator: "\n")
+        if fixed { shown.withLock { $0[template] = text } }
+        return text
     }
+
+    /// The texts ``english(_:_:translated:)`` has shown without values, by their English text.
+    private static let shown = Mutex<[String: String]>([:])
 
     /// The help of every `--db`: SPEC 8's fallback order, spelled out.
     static var databaseHelp: ArgumentHelp {
