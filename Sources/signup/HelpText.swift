@@ -35,13 +35,17 @@ enum HelpText {
             }
             usageIndent = nil
             if index == 0, line.hasPrefix("OVERVIEW: ") {
-                lines[index] = About.english("OVERVIEW:") + line.dropFirst("OVERVIEW:".count)
+                // `signup help help` shows the parser's own abstract there.
+                let abstract = String(line.dropFirst("OVERVIEW: ".count))
+                lines[index] = About.english("OVERVIEW:") + " " + (ownHelp[abstract] ?? abstract)
             } else if line.hasPrefix("USAGE: ") {
                 let header = About.english("USAGE:")
                 lines[index] = header + placeholders(line.dropFirst("USAGE:".count))
                 usageIndent = ("USAGE: ".count, header.count + 1)
             } else if let header = headers[line] {
                 lines[index] = header
+            } else if line.hasPrefix("  <"), !line.dropFirst(2).contains(" ") {
+                lines[index] = "  " + placeholders(line.dropFirst(2))  // `signup help help`'s `<subcommands>`
             } else if line.hasPrefix("  "), let english = ownHelp.keys.first(where: { line.hasSuffix("  " + $0) }) {
                 lines[index] = line.dropLast(english.count) + ownHelp[english]!
             } else if let see = seeLine(line, english: "' for detailed help.") {
@@ -72,14 +76,16 @@ enum HelpText {
         return String(line.dropFirst("  See '".count).dropLast(ending.count))
     }
 
-    /// The parser's placeholders in a usage (`<options>`, `<subcommand>`) translated.
+    /// The parser's placeholders in a usage (`<options>`, `<subcommand>`, `<subcommands>`) translated.
     private static func placeholders<S: StringProtocol>(_ usage: S) -> String {
         let names = [
             "<options>": About.english("<options>"),
             "<subcommand>": About.english("<subcommand>"),
+            "<subcommands>": About.english("<subcommands>"),
         ]
+        // A placeholder may stand in brackets: `[<subcommands> ...]`.
         return usage.split(separator: " ", omittingEmptySubsequences: false)
-            .map { names[String($0)] ?? String($0) }
+            .map { word in names.reduce(String(word)) { $0.replacing($1.key, with: $1.value) } }
             .joined(separator: " ")
     }
 

@@ -254,6 +254,14 @@ extension LanguageTests {
         }
     }
 
+    /// `signup help help`: the parser's own command, its abstract and placeholder in German too.
+    @Test func germanHelpOfHelpItself() {
+        let run = Sandbox().run(["help", "help"], environment: Self.german)
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("ÜBERSICHT: Hilfe zu einem Befehl anzeigen.\n\nAUFRUF: signup help [<befehle> ...]\n"), "\(run.stdout)")
+        #expect(Self.englishWords(inHelp: run.stdout).isEmpty && !run.stdout.contains("<subcommands>"), "\(run.stdout)")
+    }
+
     /// The C locale and a language without a catalog show the parser's English help, as before.
     @Test(arguments: [[String]()] + commands.map { [$0] })
     func englishHelpIsTheParsersUnderTheCLocale(_ command: [String]) {
