@@ -44,7 +44,7 @@ enum HelpText {
                 usageIndent = ("USAGE: ".count, header.count + 1)
             } else if let header = headers[line] {
                 lines[index] = header
-            } else if line.hasPrefix("  <"), !line.dropFirst(2).contains(" ") {
+            } else if line.hasPrefix("  <"), !line.dropFirst(2).contains(Character(" ")) {
                 lines[index] = "  " + placeholders(line.dropFirst(2))  // `signup help help`'s `<subcommands>`
             } else if line.hasPrefix("  "), let english = ownHelp.keys.first(where: { line.hasSuffix("  " + $0) }) {
                 lines[index] = line.dropLast(english.count) + ownHelp[english]!
@@ -94,7 +94,7 @@ enum HelpText {
     private static func defaults(_ line: String) -> String {
         var line = line
         let defaultCommand = "(default)"
-        if line.hasPrefix("  "), let range = line.range(of: " " + defaultCommand + " ") {
+        if line.hasPrefix("  "), let range = line.firstRange(of: " " + defaultCommand + " ") {
             let translated = About.english("(default)")
             // The padding after the label shrinks or grows so that the command's text stays in its column.
             let after = line[range.upperBound...]
