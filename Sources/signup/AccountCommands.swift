@@ -44,13 +44,12 @@ enum AccountAccess {
     }
 
     /// The text of the exit codes every such command shares, for its `discussion`.
-    static let exitCodes = "64 usage, 67 no account has this email, 69 there is no database at that place "
-        + "(nothing is created), 74 storage failure"
+    static let exitCodes = Translation.english("64 usage, 67 no account has this email, 69 there is no database at that place (nothing is created), 74 storage failure")
 }
 
 /// The arguments of every command about one account: its email and `--db`.
 struct AccountTarget: ParsableArguments {
-    @Argument(help: "The account's email address.")
+    @Argument(help: .english("The account's email address.", value: Translation.english("email")))
     var email: String
 
     @Option(help: About.databaseHelp, completion: .file())
@@ -91,13 +90,13 @@ extension StateCommand {
 struct DisableCommand: StateCommand {
     static let configuration = CommandConfiguration(
         commandName: "disable",
-        abstract: "Disable an account: it keeps its row and password but cannot sign in.",
-        discussion: """
+        abstract: About.english("Disable an account: it keeps its row and password but cannot sign in."),
+        discussion: About.english("""
             signup verify then answers "This account is disabled" (exit 77) whether or not the password \
             matches, and a consumer whose query asks for state = 'active' (the Dovecot recipe) refuses it. \
             signup enable undoes it. Disabling a disabled account changes nothing and succeeds.
-            Exit codes: 0 disabled, \(AccountAccess.exitCodes).
-            """
+            Exit codes: 0 disabled, {codes}.
+            """, translated: ["codes": AccountAccess.exitCodes])
     )
     static let state = AccountState.disabled
     static func done(_ email: String) -> String { Translation.english("Disabled {email}", ["email": email]) }
@@ -110,13 +109,13 @@ struct DisableCommand: StateCommand {
 struct EnableCommand: StateCommand {
     static let configuration = CommandConfiguration(
         commandName: "enable",
-        abstract: "Enable a disabled or pending account: it may sign in again.",
-        discussion: """
+        abstract: About.english("Enable a disabled or pending account: it may sign in again."),
+        discussion: About.english("""
             A pending account (waiting for an administrator's approval; list them with \
             signup list --state pending) is approved this way. Enabling an active account changes \
             nothing and succeeds.
-            Exit codes: 0 enabled, \(AccountAccess.exitCodes).
-            """
+            Exit codes: 0 enabled, {codes}.
+            """, translated: ["codes": AccountAccess.exitCodes])
     )
     static let state = AccountState.active
     static func done(_ email: String) -> String { Translation.english("Enabled {email}", ["email": email]) }
@@ -129,26 +128,26 @@ struct EnableCommand: StateCommand {
 struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
-        abstract: "Delete an account: its row and password hash are gone for good.",
-        discussion: """
+        abstract: About.english("Delete an account: its row and password hash are gone for good."),
+        discussion: About.english("""
             At a terminal it asks "Delete EMAIL? [y/N]"; only y or yes deletes. A script must say --yes. \
             On SQLite the freed bytes are zeroed (secure_delete) and the -wal is checkpointed, so the \
             old hash does not linger in the file.
-            Exit codes: 0 deleted, 1 declined at the question, \(AccountAccess.exitCodes), 130 cancelled \
+            Exit codes: 0 deleted, 1 declined at the question, {codes}, 130 cancelled \
             (Ctrl-C or Ctrl-D at the question). Without --yes and without a terminal: 64.
-            """
+            """, translated: ["codes": AccountAccess.exitCodes])
     )
 
     @OptionGroup var target: AccountTarget
 
-    @Flag(help: "Delete without asking (required when not at a terminal).")
+    @Flag(help: .english("Delete without asking (required when not at a terminal)."))
     var yes = false
 
     func run() throws {
         let location = try StoreOption.location(given: target.db)
         let atTerminal = isTerminal(0) && isTerminal(2)
         if !yes && !atTerminal {
-            throw UsageError("signup delete asks before deleting, and there is no terminal to ask at: add --yes")
+            throw UsageError(.english("signup delete asks before deleting, and there is no terminal to ask at: add --yes"))
         }
         TerminalGuard.install()
         let store = try AccountAccess.existingStore(at: location)

@@ -10,8 +10,8 @@ import WizardTerminal
 struct CreateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
-        abstract: "Create an account (the default command).",
-        discussion: """
+        abstract: About.english("Create an account (the default command)."),
+        discussion: About.english("""
             In a script, a password read from standard input (--password-fd 0, /dev/stdin, or a \
             duplicate of standard input) needs --email: otherwise a line meant as the password could \
             be taken for the email and echoed. Without --email this is a usage error (64) that names \
@@ -21,7 +21,7 @@ struct CreateCommand: ParsableCommand {
             --session-limit seconds (600), one field may be answered 5 times and the session holds 25 answers \
             of any kind; reaching a limit says so on one line, stores nothing and exits 75. Ctrl-Z does \
             nothing. The limits never interrupt the writing of an account.
-            """
+            """)
     )
 
     @OptionGroup var options: CreateOptions
@@ -33,39 +33,39 @@ struct CreateCommand: ParsableCommand {
 
 /// The options of `signup create`, the default command; ``CompletionTree`` offers them at the top level too.
 struct CreateOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Answer the email field.", valueName: "address"))
+    @Option(help: .english("Answer the email field.", value: Translation.english("address")))
     var email: String?
 
     @OptionGroup var passwordOptions: PasswordOptions
 
-    @Flag(help: "Check everything, hash the password, but store nothing.")
+    @Flag(help: .english("Check everything, hash the password, but store nothing."))
     var dryRun = false
 
-    @Flag(help: "A stranger's sign-up (an SSH forced command): time and attempt limits, no job control.")
+    @Flag(help: .english("A stranger's sign-up (an SSH forced command): time and attempt limits, no job control."))
     var `public` = false
 
-    @Option(help: ArgumentHelp("With --public: seconds to answer one question (default 60).", valueName: "seconds"))
+    @Option(help: .english("With --public: seconds to answer one question (default 60).", value: Translation.english("seconds")))
     var idleTimeout: Int?
 
-    @Option(help: ArgumentHelp("With --public: seconds for the whole session (default 600).", valueName: "seconds"))
+    @Option(help: .english("With --public: seconds for the whole session (default 600).", value: Translation.english("seconds")))
     var sessionLimit: Int?
 
-    @Option(help: ArgumentHelp("With --public: accounts one client address may create per --limit-window (default 3).", valueName: "n"))
+    @Option(help: .english("With --public: accounts one client address may create per --limit-window (default 3).", valueName: "n"))
     var limitPerClient: Int?
 
-    @Option(help: ArgumentHelp("With --public: accounts all strangers together may create per --limit-window (default 30).", valueName: "n"))
+    @Option(help: .english("With --public: accounts all strangers together may create per --limit-window (default 30).", valueName: "n"))
     var limitOverall: Int?
 
-    @Option(help: ArgumentHelp("With --public: the window of both limits, in seconds (default 3600).", valueName: "seconds"))
+    @Option(help: .english("With --public: the window of both limits, in seconds (default 3600).", value: Translation.english("seconds")))
     var limitWindow: Int?
 
     func run() throws {
         let limits = [idleTimeout, sessionLimit, limitPerClient, limitOverall, limitWindow]
         if !`public` && limits.contains(where: { $0 != nil }) {
-            throw UsageError("--idle-timeout, --session-limit and the --limit- options go with --public")
+            throw UsageError(.english("--idle-timeout, --session-limit and the --limit- options go with --public"))
         }
         if limits.contains(where: { ($0 ?? 1) < 1 || ($0 ?? 1) > 1_000_000_000 }) {
-            throw UsageError("--idle-timeout, --session-limit and the --limit- options take a whole number from 1 to 1000000000")
+            throw UsageError(.english("--idle-timeout, --session-limit and the --limit- options take a whole number from 1 to 1000000000"))
         }
         var run = passwordOptions.run
         run.email = email
@@ -80,31 +80,31 @@ struct CreateOptions: ParsableArguments {
 
 /// How a new password is given and checked, and how the result is shown: `create` and `passwd` alike.
 struct PasswordOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Read the password (both fields) from the first line of this file.", valueName: "path"), completion: .file())
+    @Option(help: .english("Read the password (both fields) from the first line of this file.", value: Translation.english("path")), completion: .file())
     var passwordFile: String?
 
-    @Option(help: ArgumentHelp("Read the password (both fields) from the first line of this file descriptor.", valueName: "n"))
+    @Option(help: .english("Read the password (both fields) from the first line of this file descriptor.", valueName: "n"))
     var passwordFd: Int32?
 
     @Option(help: About.databaseHelp, completion: .file())
     var db: String?
 
-    @Option(help: ArgumentHelp("The password policy: standard, strict or nist.", valueName: "name"), completion: .list(["standard", "strict", "nist"]))
+    @Option(help: .english("The password policy: standard, strict or nist.", value: Translation.english("name")), completion: .list(["standard", "strict", "nist"]))
     var policy: String = CreateRun.standardPolicy
 
-    @Option(help: ArgumentHelp("A JSON policy file (its format: man signup-policy).", valueName: "path"), completion: .file())
+    @Option(help: .english("A JSON policy file (its format: man signup-policy).", value: Translation.english("path")), completion: .file())
     var policyFile: String?
 
-    @Flag(help: "Print the result as one JSON object on standard output.")
+    @Flag(help: .english("Print the result as one JSON object on standard output."))
     var json = false
 
-    @Flag(help: "Write no conversation, only errors and the result.")
+    @Flag(help: .english("Write no conversation, only errors and the result."))
     var quiet = false
 
-    @Flag(help: "ASCII only, no colour.")
+    @Flag(help: .english("ASCII only, no colour."))
     var plain = false
 
-    @Flag(help: "Read answers from standard input even at a terminal.")
+    @Flag(help: .english("Read answers from standard input even at a terminal."))
     var noInteractive = false
 
     /// The run these options describe, with no email and no dry run.
@@ -159,15 +159,15 @@ struct CreateRun {
     func run() throws {
         let environment = IO.environment()
         if passwordFile != nil && passwordFd != nil {
-            throw UsageError("use only one of --password-file and --password-fd")
+            throw UsageError(.english("use only one of --password-file and --password-fd"))
         }
         if policyFile != nil && policy != Self.standardPolicy {
-            throw UsageError("use only one of --policy and --policy-file")
+            throw UsageError(.english("use only one of --policy and --policy-file"))
         }
         // Before this process opens a descriptor of its own that `--password-fd N` could then
         // name: with 3 closed, the signal guard's pipe became descriptor 3 and was read forever.
         if let passwordFd, !PasswordSource.isInherited(passwordFd) {
-            throw UsageError("the --password-fd descriptor is not open")
+            throw UsageError(.english("the --password-fd descriptor is not open"))
         }
         let location = try StoreOption.location(given: db)
         let passwordPolicy = try PolicyLoader.policy(named: policy, file: policyFile)
@@ -227,12 +227,12 @@ struct CreateRun {
         // In a script, the lines of standard input are not seen being asked for: with the password
         // among them, a line taken for the email (and echoed as the email is) could be the password.
         if source == .standardInput && !interactive && email == nil {
-            throw UsageError("with the password on standard input (--password-fd 0, or a --password-file that is standard input), give the email with --email")
+            throw UsageError(.english("with the password on standard input (--password-fd 0, or a --password-file that is standard input), give the email with --email"))
         }
         let sharedLine = source == .standardInput ? ConfirmationFromPassword() : nil
         if !interactive && (email == nil || !presets.contains { $0.name == SignupForm.password.name })
             && IO.standardInputIsAFolder {
-            throw UsageError("standard input is a folder: give the answers in a file or a pipe")
+            throw UsageError(.english("standard input is a folder: give the answers in a file or a pipe"))
         }
 
         let estimator = StrengthEstimator.zxcvbn

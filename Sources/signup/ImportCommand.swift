@@ -12,37 +12,37 @@ import WizardTerminal
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Create many accounts from a CSV or JSON Lines file (or - for standard input).",
-        discussion: """
+        abstract: About.english("Create many accounts from a CSV or JSON Lines file (or - for standard input)."),
+        discussion: About.english("""
             CSV (RFC 4180) starts with the header email,password or email,password_hash; JSON Lines \
             has one object a line with "email" and "password" or "password_hash". Every row is checked \
             by the rules and policy of a sign-up (a password_hash must be an Argon2id PHC string); each \
             rejected row is reported on standard error with its line number, its email made visible \
             and every failing code, never its password, and the other rows are still imported. \
             Passwords are hashed on every core, and rows are stored in transactions of \
-            \(ImportRun.batchSize): an email that is already taken is reported and skipped, or with \
+            {batch}: an email that is already taken is reported and skipped, or with \
             --update its password is changed. Interrupted at any moment, every stored row is whole, \
             and running the same import again finishes the rest without duplicates. --dry-run checks \
             every row and writes nothing. A line may be at most 64 KiB.
             Exit codes: 0 every row created, updated or already there, 64 usage, 65 some rows were \
             rejected (the others were imported), 66 the file cannot be read, 74 storage failure (the \
             transactions committed before it stay: run the import again).
-            """
+            """, ["batch": "\(ImportRun.batchSize)"])
     )
 
-    @Argument(help: ArgumentHelp("The file to import, or - for standard input.", valueName: "file"), completion: .file())
+    @Argument(help: .english("The file to import, or - for standard input.", value: Translation.english("file")), completion: .file())
     var file: String
 
     @Option(help: About.databaseHelp, completion: .file())
     var db: String?
 
-    @Flag(help: "Change the password of an account whose email is already taken, instead of skipping it.")
+    @Flag(help: .english("Change the password of an account whose email is already taken, instead of skipping it."))
     var update = false
 
-    @Flag(help: "Check every row, store nothing.")
+    @Flag(help: .english("Check every row, store nothing."))
     var dryRun = false
 
-    @Flag(help: "Print a summary as one JSON object on standard output.")
+    @Flag(help: .english("Print a summary as one JSON object on standard output."))
     var json = false
 
     @OptionGroup var policy: PolicyOptions

@@ -12,27 +12,27 @@ import SignupCore
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the accounts (never their password hashes).",
-        discussion: """
+        abstract: About.english("List the accounts (never their password hashes)."),
+        discussion: About.english("""
             Each account's state is shown: active (may sign in), disabled, or pending (waiting for an \
             administrator: signup list --state pending is the queue to approve with signup enable).
             Exit codes: 0 listed (also when there is no account), 64 usage, 74 storage failure or \
             standard output failed; a reader that goes away (a closed pipe) ends it as SIGPIPE \
             does (141 in a shell).
-            """
+            """)
     )
 
     @Option(help: About.databaseHelp, completion: .file())
     var db: String?
 
-    @Flag(help: "Print one JSON array on standard output.")
+    @Flag(help: .english("Print one JSON array on standard output."))
     var json = false
 
-    @Option(help: ArgumentHelp("Only the accounts in this state: active, disabled or pending.", valueName: "state"),
+    @Option(help: .english("Only the accounts in this state: active, disabled or pending.", value: Translation.english("state")),
             completion: .list(AccountState.allCases.map(\.rawValue)))
     var state: AccountState?
 
-    @Flag(help: "Print only how many accounts have password hashes with weaker Argon2 costs than the policy's.")
+    @Flag(help: .english("Print only how many accounts have password hashes with weaker Argon2 costs than the policy's."))
     var countOldHashes = false
 
     @OptionGroup var policy: PolicyOptions
@@ -53,7 +53,11 @@ struct ListCommand: ParsableCommand {
                         + ",\"created_at\":" + Self.jsonString(account.createdAt) + ",\"state\":\"" + account.state.rawValue
                         + "\",\"password_changed_at\":" + (account.passwordChangedAt.map(Self.jsonString) ?? "null") + "}")
                 } else {
-                    if count == 0 { output.appendRow("ID", "CREATED", "STATE", "EMAIL") }
+                    // The headers in the reader's language; the states are the values --state takes, as they are.
+                    if count == 0 {
+                        output.appendRow(About.english("ID"), About.english("CREATED"),
+                                         About.english("STATE"), About.english("EMAIL"))
+                    }
                     output.appendRow(account.id, VisibleText.of(account.createdAt), account.state.rawValue, VisibleText.of(account.email))
                 }
                 count += 1
@@ -96,7 +100,7 @@ struct ListCommand: ParsableCommand {
                 ["memory": "\(costs.memoryKiB)", "passes": "\(costs.iterations)", "lanes": "\(costs.parallelism)"])) + "\n", to: 2)
         }
         if let failure = IO.outputFailure {
-            IO.write("error: cannot write to standard output: \(failure)\n", to: 2)
+            IO.write("error: " + About.english("cannot write to standard output: {reason}", ["reason": "\(failure)"]) + "\n", to: 2)
             throw ExitCode(ExitStatus.unwritable)
         }
     }
@@ -207,7 +211,7 @@ private struct StandardOutput {
     func finish() throws {
         guard let failure else { return }
         IO.endIfReaderWentAway(failure)
-        IO.write("error: cannot write the list to standard output: \(String(cString: strerror(failure)))\n", to: 2)
+        IO.write("error: " + About.english("cannot write the list to standard output: {reason}", ["reason": String(cString: strerror(failure))]) + "\n", to: 2)
         throw ExitCode(ExitStatus.storage)
     }
 }

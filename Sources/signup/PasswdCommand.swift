@@ -1,11 +1,12 @@
 import ArgumentParser
+import SignupCore
 
 /// `signup passwd EMAIL`: a new password for an existing account, asked as a sign-up asks it.
 struct PasswdCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passwd",
-        abstract: "Change an account's password.",
-        discussion: """
+        abstract: About.english("Change an account's password."),
+        discussion: About.english("""
             At a terminal the new password is asked as in a sign-up: the policy's requirements, \
             masked, asked again to confirm, errors after each answer, the strength (the email's local \
             part counts as a known word), a review, and Ctrl-C to cancel. From a script: two lines on \
@@ -17,10 +18,10 @@ struct PasswdCommand: ParsableCommand {
             Exit codes: 0 changed, 1 declined at the review, 64 usage, 65 the password fails the policy, \
             66 input ended early, 67 no account has this email, 69 there is no database at that place \
             (nothing is created), 74 storage failure, 130 cancelled.
-            """
+            """)
     )
 
-    @Argument(help: "The account's email address.")
+    @Argument(help: .english("The account's email address.", value: Translation.english("email")))
     var email: String
 
     @OptionGroup var passwordOptions: PasswordOptions

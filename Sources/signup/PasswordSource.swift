@@ -21,7 +21,7 @@ enum PasswordSource: Equatable {
     static func resolve(file: [UInt8]?, fd: Int32?, environment: LineInput.Line?) throws(UsageError) -> PasswordSource {
         if let file {
             let descriptor = IO.open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-            guard descriptor >= 0 else { throw UsageError("the --password-file file cannot be opened", errno: errno) }
+            guard descriptor >= 0 else { throw UsageError(.english("the --password-file file cannot be opened"), errno: errno) }
             defer { close(descriptor) }
             return try read(descriptor, .file)
         }
@@ -46,45 +46,46 @@ enum PasswordSource: Equatable {
         }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw refuse("the --password-file file cannot be read", "the --password-fd descriptor cannot be read", errno: errno)
+            throw refuse(.english("the --password-file file cannot be read"), .english("the --password-fd descriptor cannot be read"), errno: errno)
         }
         let kind = info.st_mode & S_IFMT
         if kind == S_IFDIR {
-            throw refuse("the --password-file path is a folder, not a file", "the --password-fd descriptor is a folder, not a file")
+            throw refuse(.english("the --password-file path is a folder, not a file"), .english("the --password-fd descriptor is a folder, not a file"))
         }
         if fcntl(fd, F_GETFL) & O_ACCMODE == O_WRONLY {
-            throw refuse("the --password-file file is open for writing only", "the --password-fd descriptor is open for writing only")
+            throw refuse(.english("the --password-file file is open for writing only"), .english("the --password-fd descriptor is open for writing only"))
         }
         if kind == S_IFSOCK && IO.isListeningSocket(fd) {
-            throw refuse("the --password-file path is a listening socket, which sends nothing", "the --password-fd descriptor is a listening socket, which sends nothing")
+            throw refuse(.english("the --password-file path is a listening socket, which sends nothing"),
+                         .english("the --password-fd descriptor is a listening socket, which sends nothing"))
         }
         // `/dev/tty` is the terminal standard input may be too, under another device number.
         if IO.isSameFile(info, as: 0) || IO.isSameTerminal(fd, 0) { return .standardInput }
         if IO.isSameFile(info, as: 1) || IO.isSameFile(info, as: 2) {
             // `/dev/stderr` opened for reading is the read end of the pipe signup writes its
             // conversation to: it would wait for its own output, or take it for the password.
-            throw refuse("the --password-file file is signup's own standard output or error", "the --password-fd descriptor is signup's own standard output or error")
+            throw refuse(.english("the --password-file file is signup's own standard output or error"), .english("the --password-fd descriptor is signup's own standard output or error"))
         }
 
         // A pipe whose writer is signup itself ends only when signup closes it: never.
         if kind == S_IFIFO && IO.holdsWriteEnd(of: info) {
-            throw refuse("the --password-file FIFO is open for writing in signup itself, so it never ends: open it read-only",
-                         "the --password-fd descriptor is a pipe open for writing in signup itself, so it never ends: open it read-only (3<, not 3<>)")
+            throw refuse(.english("the --password-file FIFO is open for writing in signup itself, so it never ends: open it read-only"),
+                         .english("the --password-fd descriptor is a pipe open for writing in signup itself, so it never ends: open it read-only (3<, not 3<>)"))
         }
         // SPEC 6: a socket that sends nothing is a source that cannot be read, not one to wait for
         // for ever (a pipe with a writer is waited for: its writer is a process of this pipeline).
         if kind == S_IFSOCK && !IO.waitForInput(fd, milliseconds: Self.socketPatience) {
-            throw refuse("the --password-file socket sent nothing", "the --password-fd socket sent nothing")
+            throw refuse(.english("the --password-file socket sent nothing"), .english("the --password-fd socket sent nothing"))
         }
         let input = LineInput(fd: fd, oneLine: true)
         let line = input.nextSecret()
         if let code = input.readError {
-            throw refuse("the --password-file file cannot be read", "the --password-fd descriptor cannot be read", errno: code)
+            throw refuse(.english("the --password-file file cannot be read"), .english("the --password-fd descriptor cannot be read"), errno: code)
         }
         guard line != .endOfInput else {
             throw refuse(
-                "the --password-file file sent nothing (it is empty, or no process writes to it)",
-                "the --password-fd descriptor sent nothing (it is empty, or no process writes to it)"
+                .english("the --password-file file sent nothing (it is empty, or no process writes to it)"),
+                .english("the --password-fd descriptor sent nothing (it is empty, or no process writes to it)")
             )
         }
         return .preset(line)

@@ -14,7 +14,7 @@ enum PolicyLoader {
     static func policy(named name: String, file: String?) throws(UsageError) -> PasswordPolicy {
         guard let file else {
             guard let policy = PasswordPolicy.builtIn[name] else {
-                throw UsageError("unknown --policy name: use standard, strict or nist, or --policy-file")
+                throw UsageError(.english("unknown --policy name: use standard, strict or nist, or --policy-file"))
             }
             return policy
         }
@@ -26,15 +26,15 @@ enum PolicyLoader {
         let data: [UInt8]
         switch IO.contents(of: path, limit: policyLimit) {
         case .success(let bytes): data = bytes
-        case .failure(.open(let code)): throw UsageError("the --policy-file file cannot be opened", errno: code)
-        case .failure(.read(let code)): throw UsageError("the --policy-file file cannot be read", errno: code)
-        case .failure(.tooLarge): throw UsageError("the --policy-file file is larger than 1 MiB")
+        case .failure(.open(let code)): throw UsageError(.english("the --policy-file file cannot be opened"), errno: code)
+        case .failure(.read(let code)): throw UsageError(.english("the --policy-file file cannot be read"), errno: code)
+        case .failure(.tooLarge): throw UsageError(.english("the --policy-file file is larger than 1 MiB"))
         }
         var file: PolicyFile
         do {
             file = try PolicyFile(json: Data(data))
         } catch {
-            throw UsageError("the --policy-file file cannot be used", error)
+            throw UsageError(.english("the --policy-file file cannot be used"), error)
         }
         if let list = file.blocklistFile {
             var listPath = Array(list.utf8)
@@ -51,33 +51,33 @@ enum PolicyLoader {
         switch IO.contents(of: path, limit: blocklistLimit) {
         case .success(let bytes):
             guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
-                throw UsageError("the blocklistFile of the --policy-file is not UTF-8 text without NUL bytes")
+                throw UsageError(.english("the blocklistFile of the --policy-file is not UTF-8 text without NUL bytes"))
             }
             // A blocklist named but holding no word is a mistake (or a FIFO nobody wrote to yet, which
             // reads as empty): refused, never a policy that silently blocks nothing.
             let words = PolicyFile.words(inBlocklist: text)
-            guard !words.isEmpty else { throw UsageError("the blocklistFile of the --policy-file holds no word") }
+            guard !words.isEmpty else { throw UsageError(.english("the blocklistFile of the --policy-file holds no word")) }
             return words
-        case .failure(.open(let code)): throw UsageError("the blocklistFile of the --policy-file cannot be opened", errno: code)
-        case .failure(.read(let code)): throw UsageError("the blocklistFile of the --policy-file cannot be read", errno: code)
-        case .failure(.tooLarge): throw UsageError("the blocklistFile of the --policy-file is larger than 16 MiB")
+        case .failure(.open(let code)): throw UsageError(.english("the blocklistFile of the --policy-file cannot be opened"), errno: code)
+        case .failure(.read(let code)): throw UsageError(.english("the blocklistFile of the --policy-file cannot be read"), errno: code)
+        case .failure(.tooLarge): throw UsageError(.english("the blocklistFile of the --policy-file is larger than 16 MiB"))
         }
     }
 }
 
 /// `--policy` and `--policy-file` for the commands that check or hash a password outside the wizard.
 struct PolicyOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The password policy (rules and Argon2 costs): standard, strict or nist.", valueName: "name"),
+    @Option(help: .english("The password policy (rules and Argon2 costs): standard, strict or nist.", value: Translation.english("name")),
             completion: .list(["standard", "strict", "nist"]))
     var policy: String = CreateRun.standardPolicy
 
-    @Option(help: ArgumentHelp("A JSON policy file (its format: signup-policy(5)).", valueName: "path"), completion: .file())
+    @Option(help: .english("A JSON policy file (its format: signup-policy(5)).", value: Translation.english("path")), completion: .file())
     var policyFile: String?
 
     /// The policy chosen; both options at once is a usage error.
     func load() throws(UsageError) -> PasswordPolicy {
         if policyFile != nil && policy != CreateRun.standardPolicy {
-            throw UsageError("use only one of --policy and --policy-file")
+            throw UsageError(.english("use only one of --policy and --policy-file"))
         }
         return try PolicyLoader.policy(named: policy, file: policyFile)
     }

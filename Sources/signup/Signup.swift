@@ -1,13 +1,15 @@
 import ArgumentParser
+import SignupCore
 import WizardTerminal
 
 /// `signup`: create an account (the default), list accounts, or verify a password.
 @main
 struct Signup: ParsableCommand {
+    // Made on first use, at run time: its texts come from the catalog in the reader's language.
     static let configuration = CommandConfiguration(
         commandName: "signup",
-        abstract: "Create an account: email, password, and the password again.",
-        discussion: """
+        abstract: About.english("Create an account: email, password, and the password again."),
+        discussion: About.english("""
             Answers come from a person at a terminal, or from a script on standard input \
             (one line each: email, password, confirmation). Passwords are never taken on the \
             command line: use --password-file, --password-fd or SIGNUP_PASSWORD.
@@ -30,7 +32,7 @@ struct Signup: ParsableCommand {
               signup --email a@example.com --password-file pw.txt --json
               signup list
               signup verify a@example.com < pw.txt
-            """,
+            """),
         version: About.version,
         subcommands: [
             CreateCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, DisableCommand.self,
@@ -48,15 +50,15 @@ struct Signup: ParsableCommand {
         if About.asksForRootHelp(CommandLine.arguments) { exitShowing(About.rootHelp()) }
         // Refuse a password on the command line before the parser can repeat it in an error.
         if CommandLine.arguments.dropFirst().contains(where: Self.looksLikePasswordOption) {
-            IO.write("error: passwords are never taken on the command line, and this option is not one of signup's.\n"
-                + "Use --password-file PATH, --password-fd N or the SIGNUP_PASSWORD environment variable.\n", to: 2)
+            IO.write("error: " + About.english("passwords are never taken on the command line, and this option is not one of signup's.") + "\n"
+                + About.english("Use --password-file PATH, --password-fd N or the SIGNUP_PASSWORD environment variable.") + "\n", to: 2)
             Self.exit(withError: ExitCode(ExitStatus.usage))
         }
         // `signup help WORD` shows the root help for any WORD and exits 0; a word that names no
         // subcommand is a usage error, and (like every argument) is not repeated.
         let words = CommandLine.arguments.dropFirst()
         if words.first == "help", words.dropFirst().contains(where: { !Self.namesCommand($0) && !$0.hasPrefix("-") }) {
-            IO.write("error: signup help takes the name of a command (the word given is not shown: it may be a secret).\n"
+            IO.write("error: " + About.english("signup help takes the name of a command (the word given is not shown: it may be a secret).") + "\n"
                 + Self.commandList, to: 2)
             Self.exit(withError: ExitCode(ExitStatus.usage))
         }
@@ -79,6 +81,11 @@ struct Signup: ParsableCommand {
             }
         } catch let error as UsageError {
             error.exit()
+        } catch let error as ValidationError {
+            // A usage error a command found (`--db ''`): the parser's text, its usage lines translated.
+            let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false).map { HelpText.localizedUsageLine(String($0)) }
+            IO.write(lines.joined(separator: "\n") + "\n", to: 2)
+            Self.exit(withError: exitCode(for: error))
         } catch {
             // A help or version request the parser raised while running a command (`list --help`).
             if exitCode(for: error) == .success { exitSucceeding(error, as: Self.self) }
@@ -105,7 +112,8 @@ struct Signup: ParsableCommand {
         // command that does not exist (here, or yet), so the message says which ones do.
         if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), !namesCommand(first),
            let lineEnd = message.firstIndex(of: "\n") {
-            message.insert(contentsOf: "The first word names no command of signup's.\n" + commandList, at: message.index(after: lineEnd))
+            message.insert(contentsOf: About.english("The first word names no command of signup's.") + "\n" + commandList,
+                           at: message.index(after: lineEnd))
         }
         IO.write(message, to: 2)
         Self.exit(withError: code)
@@ -124,7 +132,7 @@ struct Signup: ParsableCommand {
 
     /// `Commands: create, list, verify (signup COMMAND --help for one).`, a line of its own.
     static var commandList: String {
-        "Commands: \(commandNames.joined(separator: ", ")) (signup help COMMAND for one).\n"
+        About.english("Commands: {commands} (signup help COMMAND for one).", ["commands": commandNames.joined(separator: ", ")]) + "\n"
     }
 
     /// Writes what a clean exit shows (help, the version, a completion script: the parser's text
@@ -140,12 +148,12 @@ struct Signup: ParsableCommand {
 
     /// Writes `text` to standard output and exits 0, or 74 when it does not arrive.
     static func exitShowing(_ text: String) -> Never {
-        IO.write(text, to: 1)
+        IO.write(HelpText.localized(text), to: 1)
         // A reader that went away (`signup --help | head -1`) ends it quietly, as SIGPIPE would,
         // the way `signup list` does: 141 in a shell.
         IO.endIfReaderWentAway(IO.outputFailureCode)
         if let failure = IO.outputFailure {
-            IO.write("error: cannot write to standard output: \(failure)\n", to: 2)
+            IO.write("error: " + About.english("cannot write to standard output: {reason}", ["reason": "\(failure)"]) + "\n", to: 2)
             Self.exit(withError: ExitCode(ExitStatus.unwritable))
         }
         Self.exit()

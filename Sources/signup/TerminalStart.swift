@@ -39,7 +39,8 @@ enum TerminalStart {
     }
 
     private static func failed(_ error: TerminalError, json: Bool, hint: String) -> ExitCode {
-        IO.write("error: \(prefix)\(error.description)\n\(VisibleText.of(hint))\n", to: 2)
+        // The person reads it in their language; the JSON reason stays English, for programs.
+        IO.write("error: " + About.english("cannot start line editing: {reason}", ["reason": error.description]) + "\n\(VisibleText.of(hint))\n", to: 2)
         if json { IO.write(JSONText.object([("status", "terminal_error"), ("reason", prefix + error.description)]) + "\n", to: 1) }
         return ExitCode(ExitStatus.incomplete)
     }

@@ -6,24 +6,34 @@ import SignupCore
 ///
 /// It cannot be built from a `String`: only from literals, an errno's text and a policy
 /// file's problem, so no argument, option value or path can reach a usage message by
-/// accident (SPEC 10: any of them may be a password typed in the wrong place).
+/// accident (SPEC 10: any of them may be a password typed in the wrong place). The literal is
+/// English, marked for the catalog (`UsageError(.english("…"))`), and shown in the reader's
+/// language: the catalog's text for it, never anything typed.
 struct UsageError: Error {
-    /// The message, without `error: `.
-    let text: String
+    private let message: StaticString
+    private let reason: String?
 
     init(_ message: StaticString) {
-        text = message.description
+        self.message = message
+        reason = nil
     }
 
     /// `message: reason`, the reason being the text of `code` (`No such file or directory`).
     init(_ message: StaticString, errno code: Int32) {
-        text = "\(message): \(String(cString: strerror(code)))"
+        self.message = message
+        reason = String(cString: strerror(code))
     }
 
     /// `message: problem`, for what is wrong inside a policy file (SignupCore's words; any
     /// text quoted from the file is made visible there).
     init(_ message: StaticString, _ problem: PolicyFileError) {
-        text = "\(message): \(problem.description)"
+        self.message = message
+        reason = problem.description
+    }
+
+    /// The message in the reader's language, without `error: `.
+    var text: String {
+        About.text(message.description) + (reason.map { ": " + $0 } ?? "")
     }
 
     /// Writes `error: …` to standard error and exits 64.
@@ -31,6 +41,12 @@ struct UsageError: Error {
         IO.write("error: \(text)\n", to: 2)
         Glibc.exit(ExitStatus.usage)
     }
+}
+
+extension StaticString {
+    /// Marks an English usage message for the catalog (scripts/po extracts `english("…")`):
+    /// `UsageError(.english("use only one of --policy and --policy-file"))`.
+    static func english(_ text: StaticString) -> StaticString { text }
 }
 
 /// Usage errors from swift-argument-parser, rewritten from the kind of error alone.
@@ -43,15 +59,16 @@ enum ParseErrorText {
     static func message(for error: any Error, in command: any ParsableCommand.Type) -> String {
         let parser = command.message(for: error)
         let known = knownNames()
-        var lines = ["error: " + kind(of: parser, known: known)]
+        var lines = ["error: " + About.text(kind(of: parser, known: known))]
         // The usage and "See … --help" lines are generated from the definitions, never from input.
         lines += command.fullMessage(for: error).split(separator: "\n").map(String.init)
             .filter { $0.hasPrefix("Usage: ") || $0.hasPrefix("  See '") }
+            .map(HelpText.localizedUsageLine)
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static let notShown = "(not shown: it may be a secret)"
-
+    /// The English text (a catalog's key, or a text made from one of its templates) for the
+    /// parser's `message`; a name it holds is one of `known`, else it is not said.
     static func kind(of message: String, known: Set<String>) -> String {
         func name(after marker: String) -> String? {
             guard let range = message.ranges(of: marker).last else { return nil }
@@ -61,26 +78,32 @@ enum ParseErrorText {
             return known.contains(candidate) ? candidate : nil
         }
         if message.hasPrefix("Unknown option") || message.hasPrefix("Invalid option") {
-            return "Unknown option \(notShown)"
+            return Translation.english("Unknown option (not shown: it may be a secret)")
         }
         if message.hasPrefix("Unexpected argument") || message.contains("unexpected arguments") {
-            return "Unexpected argument \(notShown)"
+            return Translation.english("Unexpected argument (not shown: it may be a secret)")
         }
         if message.hasPrefix("Missing value for '") {
-            return "Missing value for \(name(after: "Missing value for '") ?? "an option")"
+            guard let option = name(after: "Missing value for '") else { return Translation.english("Missing value for an option") }
+            return Translation.english("Missing value for {option}", ["option": option])
         }
         if message.hasPrefix("Missing expected argument '") {
-            return "Missing \(name(after: "Missing expected argument '") ?? "an argument")"
+            guard let argument = name(after: "Missing expected argument '") else { return Translation.english("Missing an argument") }
+            return Translation.english("Missing {argument}", ["argument": argument])
         }
         if message.hasPrefix("The option '"), message.contains("does not take any value") {
-            let option = name(after: "The option '") ?? "This option"
-            return "\(option) does not take a value (the value is not shown: it may be a secret)"
+            guard let option = name(after: "The option '") else {
+                return Translation.english("This option does not take a value (the value is not shown: it may be a secret)")
+            }
+            return Translation.english("{option} does not take a value (the value is not shown: it may be a secret)", ["option": option])
         }
         if message.hasPrefix("The value '"), message.contains(" is invalid") {
-            let option = name(after: "is invalid for '").map { " for \($0)" } ?? ""
-            return "The value given\(option) is not valid (not shown: it may be a secret)"
+            guard let option = name(after: "is invalid for '") else {
+                return Translation.english("The value given is not valid (not shown: it may be a secret)")
+            }
+            return Translation.english("The value given for {option} is not valid (not shown: it may be a secret)", ["option": option])
         }
-        return "The command line is not valid (its values are not shown: one may be a secret)"
+        return Translation.english("The command line is not valid (its values are not shown: one may be a secret)")
     }
 
     /// Every option and argument name of every command, as the parser writes them

@@ -7,8 +7,8 @@ import WizardTerminal
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Check a password: exit 0 if it matches the account's, 1 if not.",
-        discussion: """
+        abstract: About.english("Check a password: exit 0 if it matches the account's, 1 if not."),
+        discussion: About.english("""
             The password is read from a masked prompt at a terminal, else from the first line of standard input \
             (with the terminal's echo off when standard input is one and standard error is not). A line that is \
             not UTF-8, holds a NUL or is longer than 64 KiB is reported as such, exit 1; standard input that is \
@@ -21,10 +21,10 @@ struct VerifyCommand: ParsableCommand {
             Exit codes: 0 it matches, 1 it does not, 64 usage, 67 no account has this email, 69 there is \
             no database at that place (nothing is created), 74 storage failure or a stored hash it cannot \
             check, 77 the account is disabled or pending (whether or not the password matched), 130 cancelled.
-            """
+            """)
     )
 
-    @Argument(help: "The account's email address.")
+    @Argument(help: .english("The account's email address.", value: Translation.english("email")))
     var email: String
 
     @Option(help: About.databaseHelp, completion: .file())
@@ -61,7 +61,7 @@ struct VerifyCommand: ParsableCommand {
         } else {
             // Standard input may still be a terminal (`verify EMAIL 2>/dev/null`): echo goes off there.
             if isTerminal(0) { TerminalGuard.install() }
-            if IO.standardInputIsAFolder { throw UsageError("standard input is a folder: give the password in a file or a pipe") }
+            if IO.standardInputIsAFolder { throw UsageError(.english("standard input is a folder: give the password in a file or a pipe")) }
             switch LineInput(fd: 0).nextSecret() {
             case .text(let text): password = Secret(SignupForm.normalizePassword(text))
             case .unreadable(let problem):
@@ -100,7 +100,7 @@ struct VerifyCommand: ParsableCommand {
             IO.write(translation(Translation.english("Password does not match.")) + "\n", to: 2)
             throw ExitCode(1)
         case (_, .unusableHash(let why)):
-            IO.write("error: the stored password hash for this account cannot be checked: \(why)\n", to: 2)
+            IO.write("error: " + translation(Translation.english("the stored password hash for this account cannot be checked: {reason}", ["reason": why])) + "\n", to: 2)
             throw ExitCode(ExitStatus.storage)
         }
     }
@@ -112,7 +112,8 @@ struct VerifyCommand: ParsableCommand {
             let stronger = try PasswordHasher.hash(password, costs: costs)
             _ = try location.openExistingForWriting()?.rehash(email: SignupForm.normalizeEmail(email), verified: hash, to: stronger)
         } catch {
-            IO.write("note: the password hash could not be upgraded to the policy's costs: \(VisibleText.of(error.description))\n", to: 2)
+            IO.write("note: " + About.english("the password hash could not be upgraded to the policy's costs: {reason}",
+                                              ["reason": VisibleText.of(error.description)]) + "\n", to: 2)
         }
     }
 }

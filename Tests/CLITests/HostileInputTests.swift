@@ -222,6 +222,10 @@ import Testing
         let run = box.run(arguments, input: lines(answers), secrets: ["Hunter2-Secret-77", "Hunter2"])
         #expect(run.status == 64)
         #expect(run.stderr.hasPrefix("error: "))
+        // In German too: the catalog's texts are filled with the program's own names only.
+        let german = box.run(arguments, input: lines(answers), environment: LanguageTests.german, secrets: ["Hunter2-Secret-77", "Hunter2"])
+        #expect(german.status == 64)
+        #expect(german.stderr.hasPrefix("error: ") && german.stderr != run.stderr, "\(german.stderr)")
     }
 
     @Test func usageErrorsStillSayWhatIsWrong() {

@@ -170,3 +170,155 @@ enum Catalogs {
         return names.split(separator: "\n").contains { $0.lowercased() == name.lowercased() }
     }
 }
+
+/// The help and the usage errors in the reader's language: the commands' texts from the catalog,
+/// and swift-argument-parser's own words (its headers, `Show help information.`, `Usage:`)
+/// replaced where the program prints them. Option names, command names, environment variables,
+/// paths and the example command lines stay as they are: they are what is typed.
+extension LanguageTests {
+    static let commands = ["create", "list", "verify", "passwd", "disable", "enable", "delete", "import"]
+
+    /// Words of ours and of the parser that a German help must not show (whole words, any case).
+    static let englishWords: Set<String> = [
+        "overview", "usage", "options", "arguments", "subcommands", "subcommand", "show", "information",
+        "account", "accounts", "database", "password", "passwords", "exit", "codes", "examples", "environment",
+        "files", "default", "values", "see", "detailed", "address", "seconds", "path", "file", "email", "answer",
+        "answers", "read", "print", "check", "store", "nothing", "input", "output", "the", "and", "or", "of",
+        "for", "with", "from", "is", "not", "never", "only",
+    ]
+
+    /// The words of `text` that are English words of `englishWords`, after what stays in every language:
+    /// option names (`--db`, `-wal`), paths and variables (`$HOME/x`, `~/.pgpass`, `SIGNUP_DB`),
+    /// quoted syntax (`"email"`, `'active'`, `email,password`), and the example command lines.
+    static func englishWords(inHelp text: String) -> [String] {
+        var found: [String] = []
+        for line in text.split(separator: "\n") {
+            var rest = Substring(line)
+            // An example: the command line as typed, then (after two spaces or more) what it does.
+            if rest.hasPrefix("  signup") {
+                guard let gap = rest.dropFirst(2).range(of: "   ") else { continue }
+                rest = rest[gap.upperBound...]
+            }
+            for token in rest.split(separator: " ") {
+                if token.contains(where: { "-/$~_@\"'=".contains($0) }) || token.dropLast().contains(",") { continue }
+                if token.count > 1, token.allSatisfy({ $0.isUppercase || $0.isNumber || !$0.isLetter }) { continue }  // SQLite's WAL, CSV, NUL
+                for word in token.split(whereSeparator: { !$0.isLetter }) where englishWords.contains(word.lowercased()) {
+                    found.append(String(word))
+                }
+            }
+        }
+        return found
+    }
+
+    @Test(arguments: [[String]()] + commands.map { [$0] })
+    func germanHelpShowsNoEnglishWordOfOursButTheOptionsAsTheyAre(_ command: [String]) {
+        let box = Sandbox()
+        let asked = box.run(command + ["--help"], environment: Self.german)
+        let helped = box.run(["help"] + command, environment: Self.german)
+        #expect(asked.status == 0 && helped.status == 0)
+        #expect(asked.stdout == helped.stdout, "signup help COMMAND and signup COMMAND --help say the same")
+        let help = asked.stdout
+        for english in ["OVERVIEW", "USAGE", "OPTIONS", "ARGUMENTS", "SUBCOMMANDS", "Show help", "Show the version", "See '",
+                        "Exit codes", "Examples", "Environment", "Files:", "(default", "(values", "<path>", "<address>", "<options>",
+                        "<subcommand>", "<seconds>", "<state>", "<file>", "<email>", "Create an account", "database"] {
+            #expect(!help.contains(english), "\(english) in the German help of signup \(command)")
+        }
+        let english = Self.englishWords(inHelp: help)
+        #expect(english.isEmpty, "English in the German help of signup \(command): \(english)\n\(help)")
+        // The parser's headers, in German, and what is typed stays as it is.
+        #expect(help.hasPrefix("ÜBERSICHT: "))
+        #expect(help.contains("\nAUFRUF: signup ") && help.contains("\nOPTIONEN:\n"))
+        #expect(help.contains("  -h, --help              Hilfe anzeigen.\n"))
+        let englishHelp = box.run(command + ["--help"], environment: ["LANG": "C"]).stdout
+        let options = englishHelp.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("  -") else { return nil }
+            return line.dropFirst(2).prefix { $0 != " " && $0 != "," }.description
+        }
+        #expect(options.count >= 3)
+        for option in options { #expect(help.contains(option), "\(option) missing from the German help of signup \(command)") }
+        switch command.first {
+        case nil:
+            #expect(help.contains("\nAUFRUF: signup [create] <optionen>\n"))
+            #expect(help.contains("\nBEFEHLE:\n  create (Vorgabe)        Ein Konto anlegen"))
+            #expect(help.contains("\nBeispiele:\n  signup                          an diesem Terminal fragen\n"))
+            #expect(help.contains("\n  signup --db ./accounts.sqlite < answers.txt\n"))
+            #expect(help.contains("\n  signup verify a@example.com < pw.txt\n"))
+            #expect(help.contains("\n  Ausführliche Hilfe zu einem Befehl: 'signup help <befehl>'."))
+        case "list":
+            #expect(help.contains("--state <zustand>") && help.contains("(Werte: active, disabled, pending)"))
+            #expect(help.contains("(Vorgabe: standard)"))
+        case "verify", "passwd", "disable", "enable", "delete":
+            #expect(help.contains("\nARGUMENTE:\n  <e-mail>  "))
+        default:
+            break
+        }
+    }
+
+    /// `signup help help`: the parser's own command, its abstract and placeholder in German too.
+    @Test func germanHelpOfHelpItself() {
+        let run = Sandbox().run(["help", "help"], environment: Self.german)
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("ÜBERSICHT: Hilfe zu einem Befehl anzeigen.\n\nAUFRUF: signup help [<befehle> ...]\n"), "\(run.stdout)")
+        #expect(Self.englishWords(inHelp: run.stdout).isEmpty && !run.stdout.contains("<subcommands>"), "\(run.stdout)")
+    }
+
+    /// The C locale and a language without a catalog show the parser's English help, as before.
+    @Test(arguments: [[String]()] + commands.map { [$0] })
+    func englishHelpIsTheParsersUnderTheCLocale(_ command: [String]) {
+        let box = Sandbox()
+        let english = box.run(command + ["--help"], environment: ["LANG": "C"])
+        #expect(english.status == 0)
+        for environment in [["LANG": "C", "LANGUAGE": "de"], ["LANGUAGE": "xx", "LC_ALL": "C.UTF-8"], ["LC_ALL": "C", "LANG": "de_DE.UTF-8"]] {
+            #expect(box.run(command + ["--help"], environment: environment).stdout == english.stdout, "\(environment)")
+        }
+        #expect(english.stdout.hasPrefix("OVERVIEW: "))
+        #expect(english.stdout.contains("\nUSAGE: signup ") && english.stdout.contains("\nOPTIONS:\n"))
+        #expect(english.stdout.contains("  -h, --help              Show help information.\n"))
+        #expect(command == ["create"] || english.stdout.contains("Exit codes: 0 "))
+        if command.isEmpty {
+            #expect(english.stdout.contains("\nSUBCOMMANDS:\n  create (default)        Create an account (the default command).\n"))
+            #expect(english.stdout.hasSuffix("\n  See 'signup help <subcommand>' for detailed help.\n"))
+        }
+    }
+
+    /// A German usage error says what is wrong in German, with the usage lines, and never repeats
+    /// what was typed (it may be a password in the wrong place).
+    @Test(arguments: [
+        (["--Hunter2-Secret-77"], "error: Unbekannte Option (nicht gezeigt: sie kann ein Geheimnis sein)\nAufruf: signup create <optionen>\n  Mehr dazu: 'signup create --help'.\n"),
+        (["-pHunter2-Secret-77"], "error: Passwörter werden nie auf der Befehlszeile angenommen, und diese Option ist keine von signup.\n"),
+        (["list", "--db"], "error: Der Wert für --db <pfad> fehlt\nAufruf: signup list [--db <pfad>] [--json] [--state <zustand>] [--count-old-hashes] [--policy <name>] [--policy-file <pfad>]\n  Mehr dazu: 'signup list --help'.\n"),
+        (["list", "Hunter2-Secret-77"], "error: Unerwartetes Argument (nicht gezeigt: es kann ein Geheimnis sein)\nAufruf: signup list "),
+        (["--json=Hunter2-Secret-77"], "error: --json nimmt keinen Wert (der Wert wird nicht gezeigt: er kann ein Geheimnis sein)\n"),
+        (["verify"], "error: <e-mail> fehlt\nAufruf: signup verify <e-mail> "),
+        (["Hunter2-Secret-77", "--json"], "error: Unerwartetes Argument (nicht gezeigt: es kann ein Geheimnis sein)\nDas erste Wort nennt keinen Befehl von signup.\n"
+            + "Befehle: create, list, verify, passwd, disable, enable, delete, import (signup help BEFEHL zu einem).\nAufruf: signup create <optionen>\n"),
+        (["help", "Hunter2-Secret-77"], "error: signup help nimmt den Namen eines Befehls (das angegebene Wort wird nicht gezeigt: es kann ein Geheimnis sein).\nBefehle: "),
+        (["--policy", "Hunter2-Secret-77"], "error: unbekannter Name für --policy: verwenden Sie standard, strict oder nist, oder --policy-file\n"),
+        (["--password-file", "/nonexistent/Hunter2-Secret-77"], "error: die Datei von --password-file kann nicht geöffnet werden: "),
+    ])
+    func aGermanUsageErrorNeverRepeatsTheWord(_ arguments: [String], _ start: String) {
+        let box = Sandbox()
+        let run = box.run(arguments, input: lines(answers), environment: Self.german, secrets: ["Hunter2-Secret-77", "Hunter2"])
+        #expect(run.status == 64)
+        #expect(run.stdout == "")
+        #expect(run.stderr.hasPrefix(start), "\(run.stderr)")
+        for english in ["Unknown", "Unexpected", "Missing", "Usage", "See '", "for more information", "not shown", "secret", "Commands:", "names no command"] {
+            #expect(!run.stderr.contains(english), "\(english) in \(run.stderr)")
+        }
+        // The same error in English is the one the tests of HostileInputTests know, and repeats nothing either.
+        let english = box.run(arguments, input: lines(answers), environment: ["LANG": "C"], secrets: ["Hunter2-Secret-77", "Hunter2"])
+        #expect(english.status == 64 && english.stderr.hasPrefix("error: ") && english.stderr != run.stderr)
+    }
+
+    @Test func listsHeadersAreGermanAndItsValuesAndJSONAreNot() {
+        let box = Sandbox()
+        #expect(box.run(["--db", box.db, "--quiet"], input: lines(answers)).status == 0)
+        let german = box.run(["list", "--db", box.db], environment: Self.german)
+        #expect(german.status == 0)
+        #expect(german.stdout.hasPrefix("ID       ANGELEGT              ZUSTAND   E-MAIL\n1        "), "\(german.stdout)")
+        #expect(german.stdout.hasSuffix("  active    alice@example.com\n"), "the state is the value --state takes: \(german.stdout)")
+        let english = box.run(["list", "--db", box.db], environment: ["LANG": "C"])
+        #expect(english.stdout.hasPrefix("ID       CREATED               STATE     EMAIL\n"))
+        #expect(box.run(["list", "--db", box.db, "--json"], environment: Self.german).stdout == box.run(["list", "--db", box.db, "--json"]).stdout)
+    }
+}
