@@ -60,7 +60,8 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     /// Whether its value is a secret: never shown, echoed or printed.
     public let isSecret: Bool
     /// Whether, while its value is empty, it shows no error before a submit (a disabled button
-    /// with no message): it still fails its rules, so the form is not valid.
+    /// with no message): it still fails its rules, so the form is not valid. A ``Wizard`` at a
+    /// terminal shows the errors of such a field once a person answered it (Enter on its empty line).
     public let isSilentWhileEmpty: Bool
     /// The names of the fields whose change makes this one unanswered again (a confirmation
     /// depends on its password).
@@ -108,7 +109,7 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     /// for a text (a password is never trimmed) and white space trimmed at either end for other
     /// types; a line that parses is kept as its value's own text (`2` for a choice becomes its
     /// name, `+7` is `7`), so the review shows what was chosen. `isSilentWhileEmpty` keeps its
-    /// errors hidden while it is empty, until a submit. `label` is its prompt's words;
+    /// errors hidden while it is empty, until a submit (a wizard at a terminal shows them once answered). `label` is its prompt's words;
     /// `reviewLabel` its name in the review, `accessibilityDescription` what plain mode (a screen
     /// reader) says instead of the prompt's words; both default to `label`.
     public init<Value: AnswerValue>(

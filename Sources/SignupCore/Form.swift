@@ -181,13 +181,18 @@ public struct Form: Sendable {
         state(named: fields[index(of: key)].name)
     }
 
-    func state(named name: String) -> FieldState {
+    /// `answerSpeaks`: a conversation's person who answered a field silent while empty (Enter on
+    /// an empty line) hears its errors at once; a UI's binding answers on every keystroke, so a
+    /// model keeps such a field silent until a submit.
+    func state(named name: String, answerSpeaks: Bool = false) -> FieldState {
         let field = fields[index(of: name)]
         let visible = field.isAnswered || field.mode == .always || submitAttempted
         guard visible else { return .idle }
         if field.mode == .onSubmit && !submitAttempted { return .edited }
         // Invalid but silent while empty (a disabled button with no message), until a submit.
-        if field.isSilentWhileEmpty && field.value.isEmpty && !submitAttempted { return .edited }
+        if field.isSilentWhileEmpty && field.value.isEmpty && !submitAttempted && !(answerSpeaks && field.isAnswered) {
+            return .edited
+        }
         let failures = field.validate(in: context)
         return failures.isEmpty ? .valid : .invalid(failures)
     }
@@ -197,8 +202,8 @@ public struct Form: Sendable {
         visibleErrors(named: fields[index(of: key)].name)
     }
 
-    func visibleErrors(named name: String) -> [FieldError] {
-        if case .invalid(let errors) = state(named: name) { return errors }
+    func visibleErrors(named name: String, answerSpeaks: Bool = false) -> [FieldError] {
+        if case .invalid(let errors) = state(named: name, answerSpeaks: answerSpeaks) { return errors }
         return []
     }
 

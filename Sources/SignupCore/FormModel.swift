@@ -26,6 +26,10 @@ public final class FormModel<Success: Sendable> {
     public private(set) var isDirty = false
     /// Where the submission is.
     public private(set) var submission: SubmissionState = .initial
+    /// Whether a submit is under way. Stored apart from ``submission`` so that a view reading
+    /// only this is not told when the submission moves between states in which it stays false
+    /// (an edit after a failed submit).
+    public private(set) var isSubmitting = false
     /// What the last successful submit returned.
     public private(set) var success: Success?
     /// Errors a submit put on the whole form rather than a field.
@@ -57,12 +61,17 @@ public final class FormModel<Success: Sendable> {
 
     /// Moves the focus to the field of `key`.
     public func focus(on key: some FieldReference) {
-        focusedField = self[key].name
+        setFocus(self[key].name)
     }
 
     /// Takes the focus from every field.
     public func clearFocus() {
-        focusedField = nil
+        setFocus(nil)
+    }
+
+    /// Moves the focus, telling observers only when it moves.
+    private func setFocus(_ name: String?) {
+        if focusedField != name { focusedField = name }
     }
 
     /// Whether the field of `key` has the focus.
@@ -72,9 +81,6 @@ public final class FormModel<Success: Sendable> {
 
     /// The form as it is now (what a submit would send).
     public var form: Form { controller.form }
-
-    /// Whether a submit is under way.
-    public var isSubmitting: Bool { submission == .submitting }
 
     /// Whether leaving now should ask "Discard your changes?": only a changed form, and only when
     /// ``confirmsDiscard`` is on.
@@ -120,7 +126,7 @@ public final class FormModel<Success: Sendable> {
     public func submit(_ body: (Form) async throws -> Success) async -> Result<Success, SubmissionFailure>? {
         guard let attempt = controller.begin() else {
             synchronize()
-            if case .failed = submission, focusesFirstInvalidFieldAfterFailedSubmit { focusedField = controller.fieldToRevisit }
+            if case .failed = submission, focusesFirstInvalidFieldAfterFailedSubmit { setFocus(controller.fieldToRevisit) }
             return nil
         }
         synchronize()
@@ -129,7 +135,7 @@ public final class FormModel<Success: Sendable> {
         if case .success(let value) = result { success = value }
         synchronize()
         if case .failure = result, focusesFirstInvalidFieldAfterFailedSubmit, let invalid = controller.fieldToRevisit {
-            focusedField = invalid
+            setFocus(invalid)
         }
         return result
     }
@@ -144,6 +150,7 @@ public final class FormModel<Success: Sendable> {
         if isValid != form.isValid { isValid = form.isValid }
         if isDirty != form.isDirty { isDirty = form.isDirty }
         if submission != controller.state { submission = controller.state }
+        if isSubmitting != (controller.state == .submitting) { isSubmitting = controller.state == .submitting }
         if formErrors != form.formErrors { formErrors = form.formErrors }
     }
 }

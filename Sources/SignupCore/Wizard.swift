@@ -157,8 +157,9 @@ public struct Wizard<Success: Sendable>: Sendable {
             step = .checking(field: name)
             return [.check(field: name, form: form)]
         }
-        let errors = form.visibleErrors(named: name)
-        var effects: [WizardEffect<Success>] = afterAnswer(name, form).map { .note($0) }
+        let errors = errorsShown(name)
+        // An answer refused as unreadable has nothing to describe: no checklist or strength of it.
+        var effects: [WizardEffect<Success>] = field.isRejected ? [] : afterAnswer(name, form).map { .note($0) }
         // A script hears every error once, in the outcome; a person hears them at once.
         guard mode == .interactive else { return effects + next() }
         if !errors.isEmpty { effects.insert(.errors(errors), at: 0) }
@@ -180,7 +181,7 @@ public struct Wizard<Success: Sendable>: Sendable {
     /// preset that failed its rules, the submit). Before its first prompt comes its hint.
     private mutating func askField(_ name: String, reasonsShown: Bool = false, initial: String? = nil) -> [WizardEffect<Success>] {
         let field = form[named: name]!
-        let errors = form.visibleErrors(named: name)
+        let errors = errorsShown(name)
         var effects: [WizardEffect<Success>] = []
         if mode == .interactive, let hint = field.hint, !hinted.contains(name) {
             hinted.insert(name)
@@ -194,11 +195,20 @@ public struct Wizard<Success: Sendable>: Sendable {
         return effects + [ask(.field(name), initial: start)]
     }
 
+    /// The errors field `name` shows a person now. A field silent while empty (for a UI's disabled
+    /// button) is not silent once a person answered it: Enter on its empty line is an answer, and
+    /// its errors come at once, as any field's do.
+    private func errorsShown(_ name: String) -> [FieldError] {
+        form.visibleErrors(named: name, answerSpeaks: mode == .interactive)
+    }
+
     /// Asks the next field to answer; when none is left, the review (interactive) or the submit (script).
     private mutating func next() -> [WizardEffect<Success>] {
         switch mode {
         case .interactive:
-            if let name = form.firstFieldNeedingAnswer { return askField(name) }
+            if let field = form.fields.first(where: { !$0.isAnswered || !errorsShown($0.name).isEmpty }) {
+                return askField(field.name)
+            }
             return review()
         case .script:
             if let field = form.fields.first(where: { !$0.isAnswered }) {

@@ -17,10 +17,9 @@ import Testing
 
     /// The compiler's diagnostics for `body` after the keys, and whether it type-checked.
     static func typeCheck(_ body: String) throws -> (passed: Bool, errors: String) {
-        let modules = URL(fileURLWithPath: exampleBinary).deletingLastPathComponent().appendingPathComponent("Modules").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swiftc", "-typecheck", "-I", modules, "-"]
+        process.arguments = ["swiftc", "-typecheck"] + snippetModuleFlags() + ["-"]
         let input = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardError = errors

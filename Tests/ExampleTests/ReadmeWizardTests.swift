@@ -23,8 +23,9 @@ enum JoinKeys {
     static let plan = FieldKey<Plan>("plan")
 }
 
-/// Asks a username, a password (its requirements first, a ✓/✗ checklist after each try),
-/// an age and a plan, at a terminal or from a script; a taken username is asked again.
+/// Asks a username, a password (its requirements first, after each try a ✓ for each one met:
+/// the wizard's errors say what is missing), an age and a plan, at a terminal or from a
+/// script; a taken username is asked again.
 func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(TerminalError) -> WizardOutcome<String> {
     let passwordRules = PasswordPolicy.standard.rules(strength: .zxcvbn)
     let form = Form(fields: [
@@ -41,7 +42,7 @@ func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(Ter
     var wizard = Wizard<String>(form: form, mode: runner.mode, texts: WizardTexts(banner: "Join us"),
                                 afterAnswer: { name, form in
                                     name == JoinKeys.password.name
-                                        ? [.checklist(form.checklist(for: JoinKeys.password, leavingOut: ["tooLong"]))] : []
+                                        ? [.checklist(form.checklist(for: JoinKeys.password, leavingOut: ["tooLong"]).filter(\.passed))] : []
                                 })
     return runner.run(&wizard) { form in
         let username = form.text(JoinKeys.username)
@@ -110,6 +111,10 @@ func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(Ter
         #expect(good.conversation.contains("Plan (free, pro, team) [free]: free\n"),
                 "a choice lists its options and default, a script's empty line keeps the default, and its echo says so")
         #expect(!good.conversation.contains("Quartz-Lantern-58"))
+        // A failing password's unmet checks are its errors: the checklist lists only what it met,
+        // so no failure is said twice.
+        let weak = try Self.run("bob\nshort1\n42\n\n")
+        #expect(weak.conversation.contains("  [x] a digit\n") && !weak.conversation.contains("[ ]"), "\(weak.conversation)")
         let taken = try Self.run("admin\nQuartz-Lantern-58\n42\npro\n")
         #expect(taken.outcome == .invalid([FieldError(field: "username", code: "username.taken", message: "That name is taken")]))
         let wrong = try Self.run("bob\nQuartz-Lantern-58\n9\nenterprise\n")

@@ -100,6 +100,45 @@ import Testing
         #expect(model.success == 18 && model.submission == .succeeded)
     }
 
+    @Test func anEditAfterASubmitDoesNotTellAnIsSubmittingViewAnything() async {
+        let model = FormModel<Int>(form: Self.signUp())
+        // The gate refuses: the submission fails, isSubmitting stays false.
+        _ = await model.submit { _ in 1 }
+        #expect(!model.isSubmitting)
+        let afterGate = notifies({ _ = model.isSubmitting }, when: { model[K.email].text = "alice@example.com" })
+        #expect(!afterGate)
+        // The submit itself fails: the same after the next edit.
+        model[K.password].text = "Password1"
+        model[K.confirm].text = "Password1"
+        _ = await model.submit { _ in throw SubmissionFailure.unavailable(reason: "down") }
+        #expect(!model.isSubmitting)
+        let afterFailure = notifies({ _ = model.isSubmitting }, when: { model[K.email].text = "bob@example.com" })
+        #expect(!afterFailure)
+        // Moving the focus to where it already is tells nobody either.
+        model.focus(on: K.email)
+        let sameFocus = notifies({ _ = model.focusedField }, when: { model.focus(on: K.email) })
+        #expect(!sameFocus)
+        // A submit that starts does tell it.
+        nonisolated(unsafe) var started = false
+        withObservationTracking { _ = model.isSubmitting } onChange: { started = true }
+        _ = await model.submit { _ in 2 }
+        #expect(started)
+    }
+
+    /// A UI's binding answers on every keystroke: a field silent while empty stays silent when
+    /// emptied again, with the button disabled, until a submit is tried.
+    @Test func aFieldSilentWhileEmptyStaysSilentInTheModelUntilASubmit() async {
+        let model = FormModel<Int>(form: Form(fields: [
+            Field(K.username, label: "User name", rules: [.required(), .minLength(3)], isSilentWhileEmpty: true),
+        ]))
+        model[K.username].text = "al"
+        #expect(model[K.username].visibleErrors.map(\.code) == ["username.tooShort"])
+        model[K.username].text = ""
+        #expect(model[K.username].isAnswered && model[K.username].visibleErrors.isEmpty && !model.isValid)
+        _ = await model.submit { _ in 1 }
+        #expect(model[K.username].visibleErrors.map(\.code) == ["username.required"])
+    }
+
     @Test func aSecretFieldNeverShowsItsText() {
         let model = FormModel<Int>(form: Self.signUp())
         model[K.password].text = "Hunter2Zebra"

@@ -17,8 +17,9 @@ import Testing
     }
 
     func run(_ mode: WizardMode, _ answers: [WizardInput<Member>], texts: WizardTexts = WizardTexts(),
-             results: [SubmitResult<Member>]? = nil) -> (effects: [WizardEffect<Member>], outcome: WizardOutcome<Member>?) {
-        var wizard = Wizard<Member>(form: Self.form(), mode: mode, texts: texts)
+             results: [SubmitResult<Member>]? = nil, form: Form = form(),
+             afterAnswer: @escaping Wizard<Member>.AfterAnswer = { _, _ in [] }) -> (effects: [WizardEffect<Member>], outcome: WizardOutcome<Member>?) {
+        var wizard = Wizard<Member>(form: form, mode: mode, texts: texts, afterAnswer: afterAnswer)
         var answers = answers
         var results = results
         var effects: [WizardEffect<Member>] = []
@@ -120,5 +121,54 @@ import Testing
             return
         }
         #expect(codes(errors) == ["username.tooShort", "age.notAWholeNumber", "plan.notAChoice"])
+    }
+
+    func notes(_ effects: [WizardEffect<Member>]) -> [WizardNote] {
+        effects.compactMap { if case .note(let note) = $0 { note } else { nil } }
+    }
+
+    func shownErrors(_ effects: [WizardEffect<Member>]) -> [[String]] {
+        effects.compactMap { if case .errors(let errors) = $0 { codes(errors) } else { nil } }
+    }
+
+    /// A checklist or a strength describes an answer: a line refused as unreadable (invalid
+    /// UTF-8, a NUL) is none, so only its encoding error is shown.
+    @Test func anUnreadableAnswerGetsNoAfterAnswerNotes() {
+        let describe: Wizard<Member>.AfterAnswer = { name, form in
+            name == "username" ? [.text("checked \(form.value(Self.username) ?? "")")] : []
+        }
+        let (effects, outcome) = run(.interactive, [.unreadable(.invalidUTF8), .unreadable(.nulByte), .answer("bob"), .answer("42"), .answer("free"), .answer("y")],
+                                     afterAnswer: describe)
+        #expect(shownErrors(effects) == [["username.invalidEncoding"], ["username.nulByte"]])
+        #expect(notes(effects) == [.text("checked bob")])
+        #expect(outcome == .succeeded(Member(name: "bob", age: 42)))
+        let (scripted, _) = run(.script, [.unreadable(.invalidUTF8), .answer("42"), .answer("free")], afterAnswer: describe)
+        #expect(notes(scripted).isEmpty)
+    }
+
+    static func silentForm() -> Form {
+        Form(fields: [
+            Field(K.username, label: "User name", rules: [.required(), .minLength(3)], isSilentWhileEmpty: true),
+            Field(age, label: "Age", rules: [.required(), .range(13...120)]),
+            Field(plan, label: "Plan", initial: Plan.free),
+        ])
+    }
+
+    /// A field silent while empty is for a UI's disabled button; a person at a terminal who
+    /// pressed Enter on it answered it, and hears why at once, as for any field.
+    @Test func enterOnAFieldSilentWhileEmptySaysRequiredAtOnce() {
+        let (effects, outcome) = run(.interactive, [.answer(""), .answer("bob"), .answer("42"), .answer("free"), .answer("y")], form: Self.silentForm())
+        #expect(shownErrors(effects) == [["username.required"]])
+        #expect(Array(prompts(effects).prefix(3)) == ["User name: ", "User name: ", "Age: "])
+        #expect(!effects.contains { if case .review(_, let lines) = $0 { lines.contains { $0.value.isEmpty } } else { false } })
+        #expect(outcome == .succeeded(Member(name: "bob", age: 42)))
+        // A script hears it at the end, as every error.
+        let (scripted, scriptOutcome) = run(.script, [.answer(""), .answer("42"), .answer("free")], form: Self.silentForm())
+        #expect(shownErrors(scripted).isEmpty)
+        guard case .invalid(let errors) = scriptOutcome else {
+            Issue.record("expected invalid, got \(String(describing: scriptOutcome))")
+            return
+        }
+        #expect(codes(errors) == ["username.required"])
     }
 }

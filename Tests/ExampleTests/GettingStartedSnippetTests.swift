@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// The compiler flags that find this package's built modules and the C modules they import:
+/// for snippets compiled by `swiftc` outside the package.
+func snippetModuleFlags() -> [String] {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let modules = URL(fileURLWithPath: exampleBinary).deletingLastPathComponent().appendingPathComponent("Modules").path
+    return ["-I", modules] + ["CLibedit", "CUtf8proc", "CZxcvbn", "CSystem"].flatMap { ["-I", root.appendingPathComponent("Sources/\($0)").path] }
+}
+
+/// WizardTerminal's "Getting started" as a newcomer copies it: its code blocks, in order, are one
+/// program (the blocks ending in a `main.swift` call), compiled in Swift 6 language mode against
+/// the built modules, through SIL so that data-race errors ("sending … risks causing data
+/// races") count too.
+@Suite struct GettingStartedSnippetTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The ```swift blocks of `article`, in order.
+    static func blocks(of article: String) throws -> [String] {
+        let text = try String(contentsOf: root.appendingPathComponent(article), encoding: .utf8)
+        var blocks: [String] = [], current: [String]?
+        for line in text.components(separatedBy: "\n") {
+            if current == nil, line == "```swift" {
+                current = []
+            } else if let lines = current, line == "```" {
+                blocks.append(lines.joined(separator: "\n"))
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// Compiles `files` (name, source) as one module; returns whether it compiled and what the compiler said.
+    static func compile(_ files: [(String, String)]) throws -> (passed: Bool, said: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("snippet-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (name, source) in files {
+            try source.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swiftc", "-swift-version", "6", "-emit-sil", "-wmo", "-o", "/dev/null", "-module-name", "Join"]
+            + snippetModuleFlags() + files.map { folder.appendingPathComponent($0.0).path }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus == 0 && !said.contains("warning:"), said)
+    }
+
+    @Test func theJoinSnippetCompilesAsIs() throws {
+        let blocks = try Self.blocks(of: "Sources/WizardTerminal/WizardTerminal.docc/GettingStarted.md")
+        try #require(blocks.count == 4, "the article's blocks: the form, its main.swift, Directory and join, their main.swift")
+        // The last main.swift names a `form`: the first block's fields make one.
+        let main = "import SignupCore\nimport WizardTerminal\n"
+            + "let form = Form(fields: [Field(JoinKeys.username, label: \"Username\", rules: [.required()])])\n" + blocks[3]
+        let good = try Self.compile([("Join.swift", blocks[0] + "\n" + blocks[2]), ("main.swift", main)])
+        #expect(good.passed, "\(good.said)")
+        // The check has teeth: the same code with a plain class is refused, as a newcomer saw.
+        let plain = blocks[2].replacingOccurrences(of: "\nactor Directory {", with: "\nfinal class Directory {")
+        try #require(plain != blocks[2])
+        let refused = try Self.compile([("Join.swift", blocks[0] + "\n" + plain), ("main.swift", main)])
+        #expect(!refused.passed && refused.said.contains("risks causing data races"), "\(refused.said)")
+    }
+}
