@@ -238,14 +238,17 @@ struct CreateRun {
         let estimator = StrengthEstimator.zxcvbn
         options.interactive = interactive
         let runner = try TerminalStart.runner(options, json: json, hint: options.translation(Translation.english("Nothing was saved. Run with --no-interactive to answer line by line.")))
+        let isSQLite = if case .sqlite = location { true } else { false }
         var wizard = SignupForm.wizard(
             form: SignupForm.make(policy: passwordPolicy, strength: estimator), mode: runner.mode,
             strength: estimator, presets: presets,
             texts: changing.map { SignupForm.passwordChangeTexts(email: VisibleText.of(SignupForm.normalizeEmail($0))) } ?? SignupForm.texts,
             // A taken email is said right after the email, before a password is typed for nothing; the
             // store still refuses it at commit, where two runs can race. Not with --public: a stranger
-            // would learn which addresses have accounts for one line each, without a hash's cost.
-            checkedFields: changing == nil && publicSession == nil ? [SignupForm.email] : []
+            // would learn which addresses have accounts for one line each, without a hash's cost. Nor
+            // on PostgreSQL: a server that is down or stalls would hold the person after the email
+            // for its timeouts (10 s to connect, 45 s an answer), and again at the commit.
+            checkedFields: changing == nil && publicSession == nil && isSQLite ? [SignupForm.email] : []
         )
         let quiet = quiet
         let changing = changing
