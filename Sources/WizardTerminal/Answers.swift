@@ -25,11 +25,25 @@ struct ScriptAnswers {
     }
 }
 
+/// What becomes of keys typed before a prompt appears.
+enum TypeAhead {
+    /// They answer it (the next field after an accepted answer).
+    case answers
+    /// They are thrown away: they were meant for something else.
+    case discarded
+    /// They are thrown away, and so is whatever comes until the input is quiet (after an error).
+    case discardedUntilQuiet
+}
+
 /// Answers typed at a terminal: line editing for plain lines, masked entry for secrets.
 enum TerminalAnswers {
-    static func read<Success>(_ prompt: Prompt, discardTypeAhead: Bool, from session: TerminalSession) -> WizardInput<Success> {
+    static func read<Success>(_ prompt: Prompt, typeAhead: TypeAhead, from session: TerminalSession) -> WizardInput<Success> {
         let isField = if case .field = prompt.question { true } else { false }
-        if discardTypeAhead { session.discardTypeAhead() }
+        switch typeAhead {
+        case .answers: break
+        case .discarded: session.discardTypeAhead()
+        case .discardedUntilQuiet: session.discardTypeAhead(untilQuiet: true)
+        }
         let text = VisibleText.of(prompt.text)  // a label with an escape sequence cannot drive the terminal
         let read = prompt.isSecret
             ? session.readSecret(prompt: text)

@@ -78,6 +78,11 @@ public final class TerminalSession {
     /// How long input must be quiet after a secret before a visible prompt, and the longest wait for it.
     static let settleQuietMilliseconds: Int32 = 150
     static let settleLimitMilliseconds = 1_000
+    /// How long input must be quiet after an error before its field is asked again, and the longest
+    /// wait for it: lines auto-typed or pasted in pieces 5–300 ms apart (a password manager's
+    /// `email⏎password⏎password⏎`) must not answer, and be echoed at, the field asked again.
+    static let errorQuietMilliseconds: Int32 = 400
+    static let errorLimitMilliseconds = 2_000
 
     /// Opens an editor on `input`, drawing on `output` (emacs keys, an in-memory history); both must be terminals.
     ///
@@ -205,10 +210,16 @@ public final class TerminalSession {
 
     /// Throws away everything typed before now and not yet read, as `sudo` and `ssh` do before a
     /// prompt: keys typed before an error or a question appeared must not answer what comes next.
-    public func discardTypeAhead() {
+    /// `untilQuiet` (after an error) goes on discarding until no key has come for 400 ms, at most
+    /// 2 s: the rest of an answer typed by a machine in pieces, not by a person who read the error.
+    public func discardTypeAhead(untilQuiet: Bool = false) {
         guard !closed else { return }
-        Sys.discardInput(input)
-        source.discardPending()
+        if untilQuiet {
+            settle(quietMilliseconds: Self.errorQuietMilliseconds, limitMilliseconds: Self.errorLimitMilliseconds)
+        } else {
+            Sys.discardInput(input)
+            source.discardPending()
+        }
     }
 
     /// Reads a secret: nothing is echoed for its characters, it never enters history, escape sequences are ignored.
@@ -226,12 +237,17 @@ public final class TerminalSession {
     /// prompt that follows. Discards input until it has been quiet for a moment, at most a second.
     private func settleAfterSecret() {
         afterSecret = false
+        settle(quietMilliseconds: Self.settleQuietMilliseconds, limitMilliseconds: Self.settleLimitMilliseconds)
+    }
+
+    /// Discards input until it has been quiet for `quietMilliseconds`, at most `limitMilliseconds`.
+    private func settle(quietMilliseconds: Int32, limitMilliseconds: Int) {
         let wake = GuardState.wakeRead.load(ordering: .relaxed)
-        let deadline = Sys.monotonicMilliseconds() + Self.settleLimitMilliseconds
+        let deadline = Sys.monotonicMilliseconds() + limitMilliseconds
         repeat {
             Sys.discardInput(input)
             source.discardPending()
-            guard let polled = try? Sys.poll(input: input, wake: wake, timeoutMilliseconds: Self.settleQuietMilliseconds),
+            guard let polled = try? Sys.poll(input: input, wake: wake, timeoutMilliseconds: quietMilliseconds),
                   polled.inputReady, Sys.hasInput(input) else { return }
         } while Sys.monotonicMilliseconds() < deadline
         Sys.discardInput(input)

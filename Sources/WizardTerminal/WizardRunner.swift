@@ -118,8 +118,8 @@ public final class TerminalRunner {
         // No core file and no same-user debugger may hold a secret typed or piped here.
         if wizard.form.fields.contains(where: \.isSecret) { ProcessHardening.apply() }
         if let session {
-            return loop(&wizard, intercept: intercept, check: check, submit: submit) { prompt, discard in
-                TerminalAnswers.read(prompt, discardTypeAhead: discard, from: session)
+            return loop(&wizard, intercept: intercept, check: check, submit: submit) { prompt, typeAhead in
+                TerminalAnswers.read(prompt, typeAhead: typeAhead, from: session)
             }
         }
         let answers = ScriptAnswers(input: LineInput(fd: options.input), conversation: conversation)
@@ -158,8 +158,8 @@ public final class TerminalRunner {
         precondition(wizard.mode == mode, "the wizard was made for another mode than this runner's")
         if wizard.form.fields.contains(where: \.isSecret) { ProcessHardening.apply() }
         if let session {
-            return await loop(&wizard, isolation: isolation, check: check, submit: submit) { prompt, discard in
-                TerminalAnswers.read(prompt, discardTypeAhead: discard, from: session)
+            return await loop(&wizard, isolation: isolation, check: check, submit: submit) { prompt, typeAhead in
+                TerminalAnswers.read(prompt, typeAhead: typeAhead, from: session)
             }
         }
         let answers = ScriptAnswers(input: LineInput(fd: options.input), conversation: conversation)
@@ -173,7 +173,7 @@ public final class TerminalRunner {
         intercept: (Prompt, () -> WizardInput<Success>) -> WizardInput<Success>,
         check: (String, Form) -> [FieldError],
         submit: (Form) -> SubmitResult<Success>,
-        ask: @escaping (Prompt, _ discardTypeAhead: Bool) -> WizardInput<Success>
+        ask: @escaping (Prompt, _ typeAhead: TypeAhead) -> WizardInput<Success>
     ) -> WizardOutcome<Success> {
         var pending = wizard.start()
         var turn = Turn()
@@ -198,7 +198,7 @@ public final class TerminalRunner {
         isolation: isolated (any Actor)?,
         check: (String, Form) async -> [FieldError],
         submit: (Form) async throws -> Success,
-        ask: @escaping (Prompt, _ discardTypeAhead: Bool) -> WizardInput<Success>
+        ask: @escaping (Prompt, _ typeAhead: TypeAhead) -> WizardInput<Success>
     ) async -> WizardOutcome<Success> {
         var pending = wizard.start()
         var turn = Turn()
@@ -234,6 +234,9 @@ public final class TerminalRunner {
     private struct Turn {
         var typeAheadMayAnswer = false
         var lastAnswerWasSecret = false
+        /// An error was shown since the last prompt: an auto-typed `bad-email⏎password⏎` sends the
+        /// password after it, in pieces, and it must not land in the email field asked again.
+        var errorShown = false
     }
 
     /// Shows an effect, or asks its prompt and returns the answer; checks, submits and the
@@ -241,7 +244,7 @@ public final class TerminalRunner {
     private func carryOut<Success>(
         _ effect: WizardEffect<Success>, _ turn: inout Turn,
         intercept: (Prompt, () -> WizardInput<Success>) -> WizardInput<Success>,
-        ask: @escaping (Prompt, _ discardTypeAhead: Bool) -> WizardInput<Success>
+        ask: @escaping (Prompt, _ typeAhead: TypeAhead) -> WizardInput<Success>
     ) -> WizardInput<Success>? {
         switch effect {
         case .ask(var prompt):
@@ -250,14 +253,20 @@ public final class TerminalRunner {
             prompt.text = conversation.translation(prompt.text)
             let isField = if case .field = prompt.question { true } else { false }
             TerminalGuard.setPromptOpen(!conversation.quiet)  // a fatal signal ends the prompt's line
-            let discard = !(turn.typeAheadMayAnswer && isField && (prompt.isSecret || !turn.lastAnswerWasSecret))
-            let input = intercept(prompt) { ask(prompt, discard) }
+            let typeAhead: TypeAhead = turn.errorShown ? .discardedUntilQuiet
+                : turn.typeAheadMayAnswer && isField && (prompt.isSecret || !turn.lastAnswerWasSecret) ? .answers : .discarded
+            turn.errorShown = false
+            let input = intercept(prompt) { ask(prompt, typeAhead) }
             TerminalGuard.setPromptOpen(false)
             turn.typeAheadMayAnswer = isField && { if case .answer = input { true } else { false } }()
             turn.lastAnswerWasSecret = prompt.isSecret
             return input
         case .note, .hint:
             // Lines about the field just answered or about to be asked: keys typed ahead still answer.
+            conversation.show(effect)
+        case .errors:
+            turn.typeAheadMayAnswer = false
+            turn.errorShown = true
             conversation.show(effect)
         default:
             turn.typeAheadMayAnswer = false
