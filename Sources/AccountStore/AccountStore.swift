@@ -203,16 +203,28 @@ public final class AccountStore: Sendable {
         let createdAt = Self.timestamp(date)
         let id: Int64 = try writing(whenLocked: whenLocked, completion: completion) { db in
             try precheck(db)
+            // OR ABORT: a conflict clause of the table's own (`UNIQUE ON CONFLICT REPLACE` would
+            // delete the account that has the email, `IGNORE` would store nothing) never applies.
             if let origin {
                 try db.execute(
-                    "INSERT INTO account (email, email_key, password_hash, created_at, state, origin) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT OR ABORT INTO account (email, email_key, password_hash, created_at, state, origin) VALUES (?, ?, ?, ?, ?, ?)",
                     [.text(email), .text(key), .text(passwordHash.phc), .text(createdAt), .text(state.rawValue), .text(origin)])
             } else {
                 try db.execute(
-                    "INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT OR ABORT INTO account (email, email_key, password_hash, created_at, state) VALUES (?, ?, ?, ?, ?)",
                     [.text(email), .text(key), .text(passwordHash.phc), .text(createdAt), .text(state.rawValue)])
             }
-            return db.lastInsertedRowID
+            // An account is reported created only when its row is there as written: a trigger of the
+            // table could have dropped or changed it (`RAISE(IGNORE)`), and then the transaction rolls back.
+            let id = db.lastInsertedRowID
+            let stored = db.changes == 1 ? try db.integer(
+                "SELECT count(*) FROM account WHERE id = ? AND email_key = ? AND password_hash = ?",
+                [.integer(id), .text(key), .text(passwordHash.phc)]) : 0
+            guard stored == 1 else {
+                throw StoreError.unavailable(reason: "the database \(path) did not keep the new account (a trigger of its account "
+                    + "table dropped or changed it); nothing was stored")
+            }
+            return id
         }
         return Account(id: id, email: email, createdAt: createdAt, state: state)
     }
