@@ -29,6 +29,10 @@ static char failure[512];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void load(void) {
+    // libpq's own messages stay English whatever the reader's language: signup hides what they
+    // quote between English quotes ("..."); a German libpq quotes with >>...<< and a value of
+    // --db (sslmode=, port=) would be shown. libpq binds its catalog to $PGLOCALEDIR on first use.
+    setenv("PGLOCALEDIR", "/nonexistent/signup-keeps-libpq-in-english", 1);
     // RTLD_LOCAL: libpq's symbols stay out of the global scope.
     void *handle = dlopen("libpq.so.5", RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {

@@ -45,6 +45,18 @@ import Testing
         }
     }
 
+    /// libpq translates its own messages too, and a German libpq quotes with >>…<<, which the
+    /// reason's filter of quoted values did not know: `sslmode=Hunter2Q` was shown. libpq stays English.
+    @Test(arguments: ["sslmode=Hunter2Q", "target_session_attrs=Hunter2Q", "port=Hunter2Q"])
+    func libpqsMessagesNeverQuoteAConnectionValueInGerman(parameter: String) {
+        let box = Sandbox()
+        let run = box.run(["list", "--db", "host=127.0.0.1 port=1 \(parameter)"], environment: Self.german)
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(!run.stderr.contains("Hunter2Q"), "\(run.stderr)")
+        let fromEnvironment = box.run(["list"], environment: Self.german.merging(["SIGNUP_DB": "host=127.0.0.1 port=1 \(parameter)"]) { $1 })
+        #expect(!fromEnvironment.stderr.contains("Hunter2Q"), "\(fromEnvironment.stderr)")
+    }
+
     @Test func jsonCodesAndTheErrorPrefixAreTheSameInGerman() {
         let box = Sandbox()
         let english = box.run(["--db", box.db, "--json"], input: lines(Self.invalid), secrets: ["abc\n", "abd\n"])
