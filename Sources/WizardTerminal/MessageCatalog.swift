@@ -41,7 +41,14 @@ extension Translation {
     /// Applies the environment's message locale the first time (`setlocale(LC_MESSAGES, "")`).
     /// Without an installed locale for the reader's language (or with `LANG=C`) every text stays English,
     /// as in every gettext program; `LANGUAGE=de` with `LC_ALL=C.UTF-8` chooses German without one.
+    /// A character locale that is not UTF-8 (`LC_CTYPE=C`, `de_DE.ISO-8859-1`) stays English too: the
+    /// conversation is ASCII there.
     public static func gettext(_ catalogs: [MessageCatalog]) -> Translation {
+        // A character locale that is not UTF-8 gets an ASCII conversation: a translation's letters
+        // (ä, ß) would reach an 8-bit terminal as C1 control bytes. English is ASCII.
+        var chosen: [String: String] = [:]
+        for name in ["LC_ALL", "LC_CTYPE", "LANG"] { if let value = getenv(name) { chosen[name] = String(cString: value) } }
+        guard TerminalCapabilities.localeIsUTF8(environment: chosen) else { return .english }
         MessageLocale.applyOnce()
         let bound = catalogs.filter(MessageLocale.bind)
         guard !bound.isEmpty else { return .english }

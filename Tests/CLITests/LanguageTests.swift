@@ -57,6 +57,20 @@ import Testing
         #expect(!fromEnvironment.stderr.contains("Hunter2Q"), "\(fromEnvironment.stderr)")
     }
 
+    /// A German reader whose character locale is not UTF-8 gets the ASCII conversation, in English:
+    /// `Ü` and `ß` went out as UTF-8, whose bytes 0x9C and 0x9F are C1 controls to an 8-bit terminal.
+    @Test(arguments: [["LANG": "", "LC_CTYPE": "C", "LC_MESSAGES": "de_DE.UTF-8"], ["LANG": "de_DE.ISO-8859-1", "LANGUAGE": "de"]])
+    func aLocaleThatIsNotUTF8GetsEnglishInASCII(environment: [String: String]) {
+        let box = Sandbox()
+        let help = box.run(["--help"], environment: environment)
+        #expect(help.status == 0)
+        #expect(help.stdout.hasPrefix("OVERVIEW: Create an account"), "\(help.stdout.prefix(200))")
+        #expect(help.stdout.utf8.allSatisfy { $0 < 0x80 })
+        let refused = box.run(["--db", box.db], input: lines(Self.invalid), environment: environment)
+        #expect(refused.status == 65)
+        #expect((refused.stdout + refused.stderr).utf8.allSatisfy { $0 < 0x80 }, "\(refused.stderr)")
+    }
+
     @Test func jsonCodesAndTheErrorPrefixAreTheSameInGerman() {
         let box = Sandbox()
         let english = box.run(["--db", box.db, "--json"], input: lines(Self.invalid), secrets: ["abc\n", "abd\n"])
