@@ -248,7 +248,8 @@ struct CreateRun {
             // would learn which addresses have accounts for one line each, without a hash's cost. Nor
             // on PostgreSQL: a server that is down or stalls would hold the person after the email
             // for its timeouts (10 s to connect, 45 s an answer), and again at the commit.
-            checkedFields: changing == nil && publicSession == nil && isSQLite ? [SignupForm.email] : []
+            // A script hears every error at the end anyway: it is not made to open the store twice.
+            checkedFields: interactive && changing == nil && publicSession == nil && isSQLite ? [SignupForm.email] : []
         )
         let quiet = quiet
         let changing = changing
