@@ -68,4 +68,15 @@ func snippetModuleFlags() -> [String] {
         let refused = try Self.compile([("Join.swift", blocks[0] + "\n" + plain), ("main.swift", main)])
         #expect(!refused.passed && refused.said.contains("risks causing data races"), "\(refused.said)")
     }
+
+    /// The README's library example is a program that compiles as shown, and its misspelt key does not.
+    @Test func theReadmeLibraryExampleCompilesAsIs() throws {
+        let blocks = try Self.blocks(of: "README.md")
+        try #require(blocks.count == 1, "the README's one Swift block")
+        let good = try Self.compile([("main.swift", blocks[0])])
+        #expect(good.passed, "\(good.said)")
+        let misspelt = blocks[0].replacingOccurrences(of: "Field(Keys.age,", with: "Field(Keys.agee,")
+        try #require(misspelt != blocks[0])
+        #expect(try !Self.compile([("main.swift", misspelt)]).passed)
+    }
 }
