@@ -180,8 +180,15 @@ enum Migrations {
         return .signup(oldKeys: true, states: states)
     }
 
-    /// Refuses an account table without our columns or without its unique key on `email_key`.
+    /// Refuses an account table without our columns or without its unique key on `email_key`, or
+    /// with a trigger: one can undo, drop or change what signup writes (an update that never
+    /// happens, a deleted row put back, a hash replaced) while signup reports it done.
     private static func checkAccountTable(_ db: SQLiteConnection, path: DatabasePath, states: Bool, origin: Bool) throws {
+        let triggers = try db.texts("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'account' ORDER BY name")
+        guard triggers.isEmpty else {
+            throw StoreError.unavailable(reason: "the database \(path) cannot be used: its account table has a trigger signup did not "
+                + "make (\(triggers.map(VisibleText.of).joined(separator: ", "))), which could undo or change what signup writes")
+        }
         let columns = Set(try db.texts("SELECT name FROM pragma_table_info('account')"))
         let expected = ["id", "email", "email_key", "password_hash", "created_at"] + (states ? ["state", "password_changed_at"] : [])
             + (origin ? ["origin"] : [])

@@ -82,7 +82,7 @@ public final class TerminalSession {
     /// wait for it: lines auto-typed or pasted in pieces 5–300 ms apart (a password manager's
     /// `email⏎password⏎password⏎`) must not answer, and be echoed at, the field asked again.
     static let errorQuietMilliseconds: Int32 = 400
-    static let errorLimitMilliseconds = 2_000
+    static let errorLimitMilliseconds = 3_000
 
     /// Opens an editor on `input`, drawing on `output` (emacs keys, an in-memory history); both must be terminals.
     ///
@@ -211,7 +211,7 @@ public final class TerminalSession {
     /// Throws away everything typed before now and not yet read, as `sudo` and `ssh` do before a
     /// prompt: keys typed before an error or a question appeared must not answer what comes next.
     /// `untilQuiet` (after an error) goes on discarding until no key has come for 400 ms, at most
-    /// 2 s: the rest of an answer typed by a machine in pieces, not by a person who read the error.
+    /// 3 s: the rest of an answer typed by a machine in pieces, not by a person who read the error.
     public func discardTypeAhead(untilQuiet: Bool = false) {
         guard !closed else { return }
         if untilQuiet {

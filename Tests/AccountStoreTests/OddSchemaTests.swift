@@ -33,20 +33,22 @@ struct OddSchemaTests {
         }
     }
 
-    @Test("an insert a trigger drops is an error, not an account")
-    func anInsertATriggerDropsIsReportedAndNothingIsStored() throws {
+    @Test("a table with a trigger is refused: a trigger can undo what signup writes, and signup would say it was done")
+    func aTableWithATriggerIsRefused() throws {
         try withTemporaryFolder { folder throws in
             let path = folder.file("trigger.sqlite")
             _ = try AccountStore(path: path).create(email: "first@example.com", passwordHash: fakeHash)
-            try sqliteExecute(path, "CREATE TRIGGER drop_all BEFORE INSERT ON account BEGIN SELECT RAISE(IGNORE); END")
-            let store = try AccountStore(path: path)
-            #expect {
-                try store.create(email: "second@example.com", passwordHash: fakeHash)
-            } throws: { error in
-                guard case StoreError.unavailable(let reason) = error else { return false }
-                return reason.contains("did not keep the new account")
+            try sqliteExecute(path, "CREATE TRIGGER keep_active BEFORE UPDATE ON account BEGIN SELECT RAISE(IGNORE); END")
+            let before = try sha256(path)
+            for open in [{ try AccountStore(path: path) }, { try #require(try AccountStore.openExisting(path: path)) }] as [() throws -> AccountStore] {
+                #expect {
+                    _ = try open()
+                } throws: { error in
+                    guard case StoreError.unavailable(let reason) = error else { return false }
+                    return reason.contains("has a trigger signup did not make (keep_active)")
+                }
             }
-            #expect(try sqliteRows(path, "SELECT email FROM account") == ["first@example.com"])
+            #expect(try sha256(path) == before)
         }
     }
 }

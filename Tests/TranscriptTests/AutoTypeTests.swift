@@ -32,6 +32,27 @@ import Testing
         #expect(!terminal.transcript.containsBytes("Zebra".utf8), "\(terminal.text())")
     }
 
+    /// Auto-type key by key: two copies of a 40-character password, 30 ms a key (2.5 s in all).
+    @Test func aLongPasswordTypedKeyByKeyAfterAnErrorIsNeverShown() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try PseudoTerminal(
+            executable: signupBinary, arguments: ["--db", scratch.database],
+            environment: PseudoTerminal.environment(["HOME": scratch.path]))
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ")
+        try terminal.send("not-an-email\r")
+        let password = "Zebra-" + String(repeating: "k7Q", count: 11) + "-77"
+        for key in (password + "\r" + password + "\r") {
+            try terminal.send(String(key))
+            usleep(30_000)
+        }
+        try terminal.expect("Enter a valid email address")
+        try terminal.expect("Email: ")
+        try terminal.send("\u{15}alice@example.com\r")
+        try terminal.expect("Password: ")
+        #expect(!terminal.transcript.containsBytes("k7Q".utf8) && !terminal.transcript.containsBytes("-77".utf8), "\(terminal.text())")
+    }
+
     @Test func passwordLinesAfterATakenEmailAreNeverShown() throws {
         let scratch = try ScratchFolder()
         try scratch.createAccount(email: "taken@example.com")
