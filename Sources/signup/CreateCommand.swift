@@ -132,10 +132,9 @@ struct CompletionTree: ParsableCommand {
 
 /// What `signup create` does, its options as plain values whose defaults are the options'.
 ///
-/// `signup` with no argument at all runs `CreateRun()` without the argument parser (see
-/// `Signup.main`): swift-argument-parser reflects over every command's options (and tries two
-/// completion-script commands of its own) before it finds there is nothing to parse, 1.5 ms
-/// of a 6 ms start-up. Every other command line goes through the parser.
+/// The everyday command lines of `create` (none at all, `--db PATH`, `--json`...) are read by
+/// ``init(everydayArguments:)`` without the argument parser (see `Signup.main`). Every other
+/// command line goes through the parser.
 struct CreateRun {
     var email: String? = nil
     var passwordFile: String? = nil
@@ -374,5 +373,53 @@ struct CreateRun {
             case .limitReached(let reason): PublicSession.end(reason)  // a public session's limit: one line, exit 75
             }
         }
+    }
+}
+
+extension CreateRun {
+    /// The run that `words` (the arguments after the program's name) describe when they are only
+    /// `create`'s everyday options; nil for anything else, which the argument parser then reads.
+    ///
+    /// swift-argument-parser reflects over every command's options and builds every command's
+    /// help text before it reads one word: 18 of the 25 million instructions of a start-up with
+    /// `--db PATH` (BENCHMARKS.md). What is read here: `create` as the first word; `--db`,
+    /// `--email`, `--password-file`, `--policy` and `--policy-file`, each followed by its value
+    /// as a separate word that is not empty and does not start with `-`; `--dry-run`, `--json`,
+    /// `--quiet`, `--plain` and `--no-interactive`. Each word at most once. Anything else (a word
+    /// given twice, `--db=PATH`, `--help`, `--public`, a value that looks like an option) is left
+    /// to the parser, so what it means and how it is refused stay the parser's alone.
+    init?(everydayArguments words: ArraySlice<String>) {
+        var words = words
+        if words.first == "create" { words = words.dropFirst() }
+        var run = CreateRun()
+        var seen: Set<String> = []
+        var index = words.startIndex
+        while index < words.endIndex {
+            let word = words[index]
+            guard seen.insert(word).inserted else { return nil }
+            switch word {
+            case "--dry-run": run.dryRun = true
+            case "--json": run.json = true
+            case "--quiet": run.quiet = true
+            case "--plain": run.plain = true
+            case "--no-interactive": run.noInteractive = true
+            case "--db", "--email", "--password-file", "--policy", "--policy-file":
+                index = words.index(after: index)
+                guard index < words.endIndex else { return nil }
+                let value = words[index]
+                guard !value.isEmpty, !value.hasPrefix("-") else { return nil }
+                switch word {
+                case "--db": run.db = value
+                case "--email": run.email = value
+                case "--password-file": run.passwordFile = value
+                case "--policy": run.policy = value
+                default: run.policyFile = value
+                }
+            default:
+                return nil
+            }
+            index = words.index(after: index)
+        }
+        self = run
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import SignupCore
 import WizardTerminal
 
@@ -63,10 +64,10 @@ struct Signup: ParsableCommand {
             Self.exit(withError: ExitCode(ExitStatus.usage))
         }
         do {
-            // No argument: the default command with its defaults, without the parser's start-up
-            // cost (CreateRun). Anything else, even one empty argument, is the parser's.
-            if CommandLine.arguments.count == 1 {
-                try CreateRun().run()
+            // No argument, or only the default command's everyday options: without the parser's
+            // start-up cost (CreateRun.init(everydayArguments:)). Anything else is the parser's.
+            if let run = CreateRun(everydayArguments: CommandLine.arguments.dropFirst()) {
+                try run.run()
             } else if CommandLine.arguments[1].hasPrefix("--generate-completion-script") {
                 // The parser answers a completion request with a clean exit that writes the script
                 // of the command it is given to: CompletionTree's. Errors still quote no argument.
@@ -81,6 +82,11 @@ struct Signup: ParsableCommand {
             }
         } catch let error as UsageError {
             error.exit()
+        } catch let code as ExitCode {
+            // signup's own result (66 at end of input, 65, 1, 130): its message is already
+            // written. The parser's `exit(withError:)` builds the whole help text to find that it
+            // has nothing to add, which was half the instructions of a start-up that ends at once.
+            Glibc.exit(code.rawValue)
         } catch let error as ValidationError {
             // A usage error a command found (`--db ''`): the parser's text, its usage lines translated.
             let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false).map { HelpText.localizedUsageLine(String($0)) }

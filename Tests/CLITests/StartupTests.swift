@@ -46,18 +46,83 @@ import Testing
     }
 }
 
-/// `signup` with no argument skips the argument parser (its reflection is a quarter of the
-/// start-up); it must stay exactly `signup create` with every option at its default.
+/// `signup` with no argument, or with only the default command's everyday options (`--db PATH`,
+/// `--json`...), skips the argument parser: its reflection was three quarters of a start-up's
+/// instructions. What it reads must mean exactly what the parser would make of it.
 @Suite struct DefaultCommandTests {
     @Test(arguments: [answers, "", "alice@example.com\n"])
     func noArgumentIsCreateWithItsDefaults(input: String) {
         let bare = Sandbox(), named = Sandbox()
         let withoutArguments = bare.run([], input: lines(input), environment: ["SIGNUP_DB": bare.db])
-        let create = named.run(["create"], input: lines(input), environment: ["SIGNUP_DB": named.db])
+        // `--policy=standard` names the default, and its `=` leaves the line to the parser.
+        let create = named.run(["create", "--policy=standard"], input: lines(input), environment: ["SIGNUP_DB": named.db])
         #expect(create.status == (input == answers ? 0 : 66))
         #expect(withoutArguments.status == create.status)
         #expect(withoutArguments.stdout == create.stdout)
         #expect(withoutArguments.stderr == create.stderr)
         #expect(bare.accounts().count == named.accounts().count)
+    }
+
+    /// Each line run twice: as written (read without the parser) and with `--db=PATH` (the
+    /// parser's alone, as any `=` is). Same status, same output, same accounts.
+    @Test(arguments: [
+        (["--db", "DB"], answers),
+        (["create", "--db", "DB", "--json"], answers),
+        (["--dry-run", "--quiet", "--db", "DB"], answers),
+        (["--db", "DB", "--plain", "--no-interactive", "--policy", "strict"], answers),
+        (["--db", "DB", "--policy", "nonesuch"], answers),
+        (["--db", "DB", "--policy", "nist", "--policy-file", "POLICY"], answers),
+        (["--db", "DB", "--email", "alice@example.com", "--password-file", "PASSWORD", "--json"], ""),
+        (["--db", "DB", "--email", "not an address", "--password-file", "PASSWORD"], ""),
+        (["--db", "DB", "--password-file", "PASSWORD"], "alice@example.com\n"),
+        (["--db", "DB", "--json"], "alice@example.com\n"),
+    ])
+    func everydayOptionsMeanWhatTheParserMakesOfThem(arguments: [String], input: String) {
+        let everyday = Sandbox(), parsed = Sandbox()
+        func run(in box: Sandbox, joined: Bool) -> Run {
+            let password = box.file("password", Data("\(goodPassword)\n".utf8))
+            let policy = box.file("policy.json", Data(#"{"minimumLength": 12}"#.utf8))
+            var words: [String] = []
+            var index = arguments.startIndex
+            while index < arguments.endIndex {
+                if joined && arguments[index] == "--db" {
+                    words.append("--db=" + box.db)
+                    index += 2
+                    continue
+                }
+                words.append(["DB": box.db, "PASSWORD": password, "POLICY": policy][arguments[index]] ?? arguments[index])
+                index += 1
+            }
+            let run = box.run(words, input: lines(input))
+            // The sandboxes' folders differ; what is said about them must not.
+            return Run(status: run.status, stdout: run.stdout.replacingOccurrences(of: box.folder.path, with: "BOX"),
+                       stderr: run.stderr.replacingOccurrences(of: box.folder.path, with: "BOX"),
+                       stdoutBytes: run.stdoutBytes, stderrBytes: run.stderrBytes)
+        }
+        let fast = run(in: everyday, joined: false), slow = run(in: parsed, joined: true)
+        #expect(fast.status == slow.status, "\(fast.stderr) | \(slow.stderr)")
+        #expect(fast.stdout == slow.stdout)
+        #expect(fast.stderr == slow.stderr)
+        #expect(everyday.accounts().count == parsed.accounts().count)
+    }
+
+    /// Lines the everyday reading leaves to the parser, which refuses or reads them as before.
+    @Test func whatIsNotEverydayIsTheParsers() {
+        let box = Sandbox()
+        let missing = box.run(["--db"], input: lines(answers))
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("Missing value for --db"), "\(missing.stderr)")
+        let optionAsValue = box.run(["--db", "--json"], input: lines(answers))
+        #expect(optionAsValue.status == 64)
+        #expect(optionAsValue.stderr.contains("Missing value for --db"), "\(optionAsValue.stderr)")
+        let late = box.run(["--db", box.db, "create"], input: lines(answers))
+        #expect(late.status == 64, "create is a command only as the first word")
+        #expect(late.stderr.contains("Unexpected argument"), "\(late.stderr)")
+        // Given twice, the parser keeps the last.
+        let first = box.folder.appendingPathComponent("first.sqlite").path
+        #expect(box.run(["--db", first, "--db", box.db, "--quiet"], input: lines(answers)).status == 0)
+        #expect(box.accounts().count == 1)
+        #expect(!FileManager.default.fileExists(atPath: first))
+        #expect(box.run(["--public", "--db", box.db, "--idle-timeout", "0"], input: lines(answers)).status == 64)
     }
 }
