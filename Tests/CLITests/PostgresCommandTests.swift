@@ -300,23 +300,13 @@ struct PostgresCommandTests {
         #expect(db.psql("SELECT count(*) FROM account") == ["1"], "a dry run stores nothing")
 
         // A lock held by someone else: lock_timeout, then statement_timeout.
-        let holder = Background(["psql", "-X", "-q", "-d", db.socket])
-        holder.send("BEGIN; LOCK TABLE account IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(120);\n")
-        #expect(eventually { db.psql("SELECT count(*) FROM pg_locks WHERE relation = 'account'::regclass AND granted").first != "0" })
+        let holder = holdTheAccountTable(of: db)
         fails(["--db", db.socket], "canceling statement due to lock timeout", environment: ["PGOPTIONS": "-c lock_timeout=1s"], "lock")
         fails(["--db", db.socket], "canceling statement due to statement timeout",
               environment: ["PGOPTIONS": "-c lock_timeout=0 -c statement_timeout=1s"], "statement")
 
         // The connection dropped mid-transaction: the server ends signup's session while its INSERT waits.
-        let killer = Thread {
-            _ = eventually {
-                TestServer.psql("""
-                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                    WHERE application_name = 'signup' AND wait_event_type = 'Lock' AND datname = '\(db.name)'
-                    """).contains("t")
-            }
-        }
-        killer.start()
+        endTheSignupSessionThatWaits(in: db)
         let dropped = fails(["--db", db.socket], "terminating connection due to administrator command",
                             environment: ["PGOPTIONS": "-c lock_timeout=60s"], "dropped mid-transaction")
         #expect(dropped.stderr.contains("was lost before the account was stored; it was not created"))
@@ -324,6 +314,31 @@ struct PostgresCommandTests {
         _ = holder
         db.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'psql' AND pid <> pg_backend_pid() AND datname = '\(db.name)'")
         #expect(db.psql("SELECT email FROM account") == ["first@example.com"])
+    }
+
+    /// The server ends signup's session while its INSERT waits, and the hang-up reaches signup
+    /// only after the server's FATAL error (a busy machine, a slow network): still a lost
+    /// connection and an account not created, as when both arrive together. It was reported as
+    /// an ordinary server error, without saying that nothing was stored, when the timing fell so.
+    @Test func aSessionTheServerEndsIsALostConnectionHoweverLateTheHangUp() throws {
+        let box = Sandbox(), db = TestDatabase()
+        #expect(box.run(["--db", db.socket], input: signUp("first@example.com")).status == 0)
+        let proxyScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("integration/commit_proxy.py").path
+        let proxy = Background(["python3", proxyScript, "linger", TestServer.port])
+        let port = proxy.firstLine()
+        let passfile = box.file("pgpass", Data("*:*:*:signup_app:\(TestServer.appPassword)\n".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passfile)
+        let holder = holdTheAccountTable(of: db)
+        endTheSignupSessionThatWaits(in: db)
+        let run = box.run(["--db", db.tcp(port: port)], input: signUp("alice@example.com"),
+                          environment: ["PGPASSFILE": passfile, "PGOPTIONS": "-c lock_timeout=60s"], secrets: [TestServer.appPassword])
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("terminating connection due to administrator command"), "\(run.stderr)")
+        #expect(run.stderr.contains("was lost before the account was stored; it was not created"), "\(run.stderr)")
+        db.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'psql' AND pid <> pg_backend_pid() AND datname = '\(db.name)'")
+        #expect(db.psql("SELECT email FROM account") == ["first@example.com"])
+        _ = (proxy, holder)
     }
 
     @Test(arguments: ["after", "before"])
@@ -351,6 +366,27 @@ struct PostgresCommandTests {
         }
         _ = proxy
     }
+}
+
+/// A psql session that holds `db`'s account table locked (ACCESS EXCLUSIVE) until it is killed.
+func holdTheAccountTable(of db: TestDatabase) -> Background {
+    let holder = Background(["psql", "-X", "-q", "-d", db.socket])
+    holder.send("BEGIN; LOCK TABLE account IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(120);\n")
+    #expect(eventually { db.psql("SELECT count(*) FROM pg_locks WHERE relation = 'account'::regclass AND granted").first != "0" })
+    return holder
+}
+
+/// On a thread of its own: as soon as a signup session of `db` waits for a lock, the server
+/// ends it (`pg_terminate_backend`, what an administrator or a failover does).
+func endTheSignupSessionThatWaits(in db: TestDatabase) {
+    Thread {
+        _ = eventually {
+            TestServer.psql("""
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE application_name = 'signup' AND wait_event_type = 'Lock' AND datname = '\(db.name)'
+                """).contains("t")
+        }
+    }.start()
 }
 
 /// A loopback port nothing listens on (bound, then released).

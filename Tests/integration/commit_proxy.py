@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A loopback TCP proxy in front of PostgreSQL that breaks the first COMMIT.
+"""A loopback TCP proxy in front of PostgreSQL that breaks the first COMMIT, or a hang-up.
 
 usage: commit_proxy.py MODE SERVER_PORT
 Prints its own port on the first line of standard output, then forwards every connection.
@@ -8,8 +8,12 @@ the client: MODE `after` forwards the COMMIT and hangs up on both sides once the
 has answered (it committed; the client never hears so), MODE `before` closes both
 sides without forwarding it (the server never gets it). Later connections,
 like the one signup opens to find out what happened, are forwarded untouched.
+MODE `linger` breaks no COMMIT: when the server closes a connection (after a FATAL error:
+pg_terminate_backend, a shutdown) it passes on what the server said at once and closes the
+client's side 3 seconds later, so the client reads the server's last error while its
+connection still looks open, as a busy machine or a slow network can make it.
 """
-import socket, sys, threading
+import socket, sys, threading, time
 
 COMMIT = b"Q\x00\x00\x00\x0bCOMMIT\x00"
 mode, server_port = sys.argv[1], int(sys.argv[2])
@@ -26,7 +30,7 @@ def pump(source, target, watch, answered):
                 break
             if not watch and answered.is_set():
                 break
-            if watch and not broken.is_set():
+            if watch and mode != "linger" and not broken.is_set():
                 pending = (pending + data)[-64:]
                 if COMMIT in pending:
                     with lock:
@@ -45,6 +49,8 @@ def pump(source, target, watch, answered):
             target.sendall(data)
     except OSError:
         pass
+    if mode == "linger" and not watch:
+        time.sleep(3)
     hang_up(source)
     hang_up(target)
 
