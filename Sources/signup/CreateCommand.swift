@@ -101,7 +101,7 @@ struct PasswordOptions: ParsableArguments {
     @Flag(help: .english("Write no conversation, only errors and the result."))
     var quiet = false
 
-    @Flag(help: .english("ASCII only, no colour."))
+    @Flag(help: .english("No colour, no escape sequences, no symbols: error lines start with error:."))
     var plain = false
 
     @Flag(help: .english("Read answers from standard input even at a terminal."))

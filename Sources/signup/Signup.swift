@@ -42,12 +42,25 @@ struct Signup: ParsableCommand {
         defaultSubcommand: CreateCommand.self
     )
 
+    /// The most words a command line may have after the program's name.
+    static let mostArguments = 64
+
     static func main() {
         ProcessHardening.apply()
         IO.reserveStandardDescriptors()
         // Read once and scrubbed before anything else runs: no other code sees the variable.
         _ = EnvironmentPassword.taken
         IO.ignoreBrokenPipes()
+        // The reader's language before anything can be written, on every path: the first
+        // lookup applies the message locale, which the system's own texts (`strerror`) follow
+        // too. Without it here, a line read without the parser said `No such file or directory`
+        // in German where the parser's path said `Datei oder Verzeichnis nicht gefunden`.
+        _ = About.translation
+        // No command takes more than about 30 words. The parser's time grows with the square of
+        // their number (20,000 took 16 s before the first prompt): a size from outside, bounded.
+        if CommandLine.arguments.count - 1 > Self.mostArguments {
+            UsageError(.english("too many arguments: no command of signup's takes more than 64")).exit()
+        }
         if About.asksForRootHelp(CommandLine.arguments) { exitShowing(About.rootHelp()) }
         // Refuse a password on the command line before the parser can repeat it in an error.
         if CommandLine.arguments.dropFirst().contains(where: Self.looksLikePasswordOption) {

@@ -1,3 +1,4 @@
+import AccountStore
 import ArgumentParser
 import Glibc
 import SignupCore
@@ -27,6 +28,14 @@ struct UsageError: Error {
     /// `message: problem`, for what is wrong inside a policy file (SignupCore's words; any
     /// text quoted from the file is made visible there).
     init(_ message: StaticString, _ problem: PolicyFileError) {
+        self.message = message
+        reason = problem.description
+    }
+
+    /// `message: problem`, for a `--db` or `SIGNUP_DB` the store cannot use: ``StoreLocation``'s
+    /// reasons for a value it refuses are its own words (an empty path, a password in a
+    /// connection string, a string libpq cannot parse), never the value.
+    init(_ message: StaticString, location problem: StoreError) {
         self.message = message
         reason = problem.description
     }

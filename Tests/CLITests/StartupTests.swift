@@ -106,6 +106,44 @@ import Testing
         #expect(everyday.accounts().count == parsed.accounts().count)
     }
 
+    /// In German, the system's own reason (glibc's, from libc-l10n) is German on both paths: the
+    /// line read without the parser applied the message locale only after it had read the
+    /// policy file, and said `No such file or directory` where the parser's said it in German.
+    @Test func theSystemsReasonsAreInTheReadersLanguageOnBothPaths() {
+        let box = Sandbox()
+        let german = ["LANGUAGE": "de", "LC_ALL": "C.UTF-8"]
+        let missing = box.folder.appendingPathComponent("no-such-policy.json").path
+        let everyday = box.run(["--db", box.db, "--policy-file", missing], input: lines(answers), environment: german)
+        let parsed = box.run(["--db=" + box.db, "--policy-file", missing], input: lines(answers), environment: german)
+        #expect(everyday.status == 64)
+        #expect(everyday.stderr == parsed.stderr)
+        #expect(everyday.stderr.contains("Datei oder Verzeichnis nicht gefunden"), "\(everyday.stderr)")
+    }
+
+    /// A `--db` the store refuses is a usage error like any other: `error: ` and the reader's
+    /// language for signup's own words (the store's reason is English yet), no parser usage
+    /// line. `--db= PATH` is PATH, as the parser reads it (the bytes were read again from
+    /// `argv` by a second reader that took the empty `--db=`).
+    @Test func aDatabaseOptionTheStoreRefusesIsAnOrdinaryUsageError() {
+        let box = Sandbox()
+        let empty = box.run(["--db", ""], input: lines(answers), environment: ["LANGUAGE": "de", "LC_ALL": "C.UTF-8"])
+        #expect(empty.status == 64)
+        #expect(empty.stderr == "error: --db oder SIGNUP_DB: the database path is empty\n", "\(empty.stderr)")
+        #expect(box.run(["--db=", box.db, "--quiet"], input: lines(answers)).status == 0)
+        #expect(box.accounts().count == 1)
+    }
+
+    /// No command takes more than 64 words; the parser's time grows with the square of their
+    /// number (20,000 words took 16 s of CPU before the first prompt).
+    @Test func aCommandLineOfThousandsOfWordsIsRefusedAtOnce() {
+        let box = Sandbox()
+        let many = box.run(Array(repeating: "--json", count: 20_000), input: lines(answers))
+        #expect(many.status == 64)
+        #expect(many.stderr == "error: too many arguments: no command of signup's takes more than 64\n")
+        let most = box.run(["--db", box.db] + Array(repeating: "--json", count: 62), input: lines(answers))
+        #expect(most.status == 0, "64 words are still read: \(most.stderr)")
+    }
+
     /// Lines the everyday reading leaves to the parser, which refuses or reads them as before.
     @Test func whatIsNotEverydayIsTheParsers() {
         let box = Sandbox()
