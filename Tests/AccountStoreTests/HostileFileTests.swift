@@ -229,25 +229,38 @@ struct HostileFileTests {
         }
     }
 
-    @Test("URI-looking paths are plain file names", arguments: [":memory:", "file:accounts.sqlite", "accounts.sqlite?nolock=1", "file:x.sqlite?mode=memory"])
-    func uriLookingNames(name: String) throws {
-        try withTemporaryFolder { folder throws in
-            let previous = FileManager.default.currentDirectoryPath
-            #expect(FileManager.default.changeCurrentDirectoryPath(folder.path))
-            defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
-            let path = try DatabasePath(name)
-            #expect(String(decoding: path.bytes, as: UTF8.self) == folder.path + "/" + name
-                || String(decoding: path.bytes, as: UTF8.self).hasSuffix("/" + name))
-            do {
-                let store = try AccountStore(at: path)
-                _ = try store.create(email: "alice@example.com", passwordHash: fakeHash)
-                #expect(throws: StoreError.emailTaken) { try store.create(email: "alice@example.com", passwordHash: fakeHash) }
+    /// Changes the current folder, which is the process's: while it is changed, every child any
+    /// other test spawns starts in it, and in a folder already removed when parallel cases
+    /// restored each other's (psql then said "could not identify current directory" and swiftc
+    /// trapped, failing tests of other suites). So it runs in a process of its own (an exit test),
+    /// each name in turn. A failed check is its exit status: 10, 20, 30 or 40 for the name, plus
+    /// 1 to 5 for the check.
+    @Test("URI-looking paths are plain file names")
+    func uriLookingNames() async {
+        await #expect(processExitsWith: .success) {
+            for (index, name) in [":memory:", "file:accounts.sqlite", "accounts.sqlite?nolock=1", "file:x.sqlite?mode=memory"].enumerated() {
+                let code = Int32(10 + 10 * index)
+                let folder = try TemporaryFolder(base: NSTemporaryDirectory())
+                defer { folder.remove() }
+                guard FileManager.default.changeCurrentDirectoryPath(folder.path) else { exit(code) }
+                let path = try DatabasePath(name)
+                let resolved = String(decoding: path.bytes, as: UTF8.self)
+                guard resolved == folder.path + "/" + name || resolved.hasSuffix("/" + name) else { exit(code + 1) }
+                do {
+                    let store = try AccountStore(at: path)
+                    _ = try store.create(email: "alice@example.com", passwordHash: fakeHash)
+                    do {
+                        _ = try store.create(email: "alice@example.com", passwordHash: fakeHash)
+                        exit(code + 2)
+                    } catch StoreError.emailTaken {}
+                }
+                guard try names(in: folder.path) == [name] else { exit(code + 3) }
+                // Python's sqlite3 without uri=True reads an absolute name as a plain file too.
+                let script = "import os, sqlite3; print(sqlite3.connect(os.environ['DB']).execute('SELECT email FROM account').fetchall())"
+                let read = try run(["python3", "-c", script], environment: ["DB": folder.file(name)])
+                guard read.output == "[('alice@example.com',)]\n" else { exit(code + 4) }
+                guard FileManager.default.changeCurrentDirectoryPath("/") else { exit(code + 5) }
             }
-            #expect(try names(in: folder.path) == [name])
-            // Python's sqlite3 without uri=True reads an absolute name as a plain file too.
-            let script = "import os, sqlite3; print(sqlite3.connect(os.environ['DB']).execute('SELECT email FROM account').fetchall())"
-            let read = try run(["python3", "-c", script], environment: ["DB": folder.file(name)])
-            #expect(read.output == "[('alice@example.com',)]\n")
         }
     }
 }

@@ -8,25 +8,26 @@ import Glibc
 
 @Suite("Database files on disk")
 struct StoreFilesTests {
+    /// The umask is the process's: set in a process of its own (an exit test), so that no
+    /// other test's files are made under it meanwhile. A failed check is its exit status.
     @Test("new folders are 0700 and the file, -wal and -shm are 0600 under umask 022")
-    func permissions() throws {
-        let previous = umask(0o022)
-        defer { umask(previous) }
-        try withTemporaryFolder { folder throws in
-            let path = folder.file("data/signup/accounts.sqlite")
-            let store = try AccountStore(path: path)
-            _ = try store.create(email: "alice@example.com", passwordHash: fakeHash)
-
-            #expect(try mode(folder.file("data")) == 0o700)
-            #expect(try mode(folder.file("data/signup")) == 0o700)
-            #expect(try mode(path) == 0o600)
-            let wal = path + "-wal"
-            #expect(FileManager.default.fileExists(atPath: wal), "WAL mode should keep a -wal file while open")
-            for sidecar in [wal, path + "-shm"] where FileManager.default.fileExists(atPath: sidecar) {
-                #expect(try mode(sidecar) == 0o600, "\(sidecar)")
+    func permissions() async {
+        await #expect(processExitsWith: .success) {
+            umask(0o022)
+            try withTemporaryFolder { folder throws in
+                let path = folder.file("data/signup/accounts.sqlite")
+                let store = try AccountStore(path: path)
+                _ = try store.create(email: "alice@example.com", passwordHash: fakeHash)
+                guard try mode(folder.file("data")) == 0o700 else { exit(10) }
+                guard try mode(folder.file("data/signup")) == 0o700 else { exit(11) }
+                guard try mode(path) == 0o600 else { exit(12) }
+                let wal = path + "-wal"
+                guard FileManager.default.fileExists(atPath: wal) else { exit(13) }  // WAL mode keeps a -wal file while open
+                for sidecar in [wal, path + "-shm"] where FileManager.default.fileExists(atPath: sidecar) {
+                    guard try mode(sidecar) == 0o600 else { exit(14) }
+                }
+                guard try sqliteRows(path, "PRAGMA journal_mode") == ["wal"] else { exit(15) }
             }
-            let journal = try sqliteRows(path, "PRAGMA journal_mode")
-            #expect(journal == ["wal"])
         }
     }
 
