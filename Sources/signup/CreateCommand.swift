@@ -89,8 +89,9 @@ struct PasswordOptions: ParsableArguments {
     @Option(help: About.databaseHelp, completion: .file())
     var db: String?
 
-    @Option(help: .english("The password policy: standard, strict or nist.", value: Translation.english("name")), completion: .list(["standard", "strict", "nist"]))
-    var policy: String = CreateRun.standardPolicy
+    // Optional, not defaulted: `--policy standard --policy-file F` names two policies.
+    @Option(help: .english("The password policy: standard (the default), strict or nist.", value: Translation.english("name")), completion: .list(["standard", "strict", "nist"]))
+    var policy: String?
 
     @Option(help: .english("A JSON policy file (its format: man signup-policy).", value: Translation.english("path")), completion: .file())
     var policyFile: String?
@@ -140,7 +141,8 @@ struct CreateRun {
     var passwordFile: String? = nil
     var passwordFd: Int32? = nil
     var db: String? = nil
-    var policy = CreateRun.standardPolicy
+    /// `--policy`, nil when not given (the standard policy, unless `--policy-file`).
+    var policy: String? = nil
     var policyFile: String? = nil
     var json = false
     var quiet = false
@@ -160,7 +162,7 @@ struct CreateRun {
         if passwordFile != nil && passwordFd != nil {
             throw UsageError(.english("use only one of --password-file and --password-fd"))
         }
-        if policyFile != nil && policy != Self.standardPolicy {
+        if policyFile != nil && policy != nil {
             throw UsageError(.english("use only one of --policy and --policy-file"))
         }
         // Before this process opens a descriptor of its own that `--password-fd N` could then
@@ -169,7 +171,7 @@ struct CreateRun {
             throw UsageError(.english("the --password-fd descriptor is not open"))
         }
         let location = try StoreOption.location(given: db)
-        let passwordPolicy = try PolicyLoader.policy(named: policy, file: policyFile)
+        let passwordPolicy = try PolicyLoader.policy(named: policy ?? Self.standardPolicy, file: policyFile)
         var options = RunnerOptions(programName: "signup", environment: environment)
         options.translation = .signup
         options.plain = plain

@@ -67,18 +67,19 @@ enum PolicyLoader {
 
 /// `--policy` and `--policy-file` for the commands that check or hash a password outside the wizard.
 struct PolicyOptions: ParsableArguments {
-    @Option(help: .english("The password policy (rules and Argon2 costs): standard, strict or nist.", value: Translation.english("name")),
+    // Optional, not defaulted: `--policy standard --policy-file F` names two policies.
+    @Option(help: .english("The password policy (rules and Argon2 costs): standard (the default), strict or nist.", value: Translation.english("name")),
             completion: .list(["standard", "strict", "nist"]))
-    var policy: String = CreateRun.standardPolicy
+    var policy: String?
 
     @Option(help: .english("A JSON policy file (its format: signup-policy(5)).", value: Translation.english("path")), completion: .file())
     var policyFile: String?
 
     /// The policy chosen; both options at once is a usage error.
     func load() throws(UsageError) -> PasswordPolicy {
-        if policyFile != nil && policy != CreateRun.standardPolicy {
+        if policyFile != nil && policy != nil {
             throw UsageError(.english("use only one of --policy and --policy-file"))
         }
-        return try PolicyLoader.policy(named: policy, file: policyFile)
+        return try PolicyLoader.policy(named: policy ?? CreateRun.standardPolicy, file: policyFile)
     }
 }

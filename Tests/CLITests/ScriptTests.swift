@@ -330,6 +330,19 @@ import Testing
         #expect(!missing.stderr.contains("none.json"))
     }
 
+    /// Naming a policy and a policy file is a usage error even when the name is the default's:
+    /// `--policy standard --policy-file F` took the file and said nothing. Every command that
+    /// takes both (`create`, `passwd`, `verify`, `import`, `list`), through the parser or not.
+    @Test(arguments: [[], ["create", "--db=DB"], ["passwd", "alice@example.com"], ["verify", "alice@example.com"], ["import", "-"], ["list", "--count-old-hashes"]])
+    func aPolicyAndAPolicyFileAreNeverBothTaken(command: [String]) {
+        let box = Sandbox()
+        let policy = box.file("policy.json", lines(#"{"minLength": 10}"#))
+        let words = command.map { $0 == "--db=DB" ? "--db=" + box.db : $0 }
+        let both = box.run(words + ["--policy", "standard", "--policy-file", policy], input: lines(answers))
+        #expect(both.status == 64, "\(words): \(both.stderr)")
+        #expect(both.stderr.contains("use only one of --policy and --policy-file"), "\(words): \(both.stderr)")
+    }
+
     @Test func aCompatibilityCharacterIsRefusedNotFolded() {
         // SPEC 2: a fullwidth letter is refused with a reason, instead of being stored as the
         // NFKC form that mail servers and PHP would never compare against.
