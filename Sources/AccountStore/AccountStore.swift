@@ -367,6 +367,30 @@ public final class AccountStore: Sendable {
         }
     }
 
+    /// ``streamAccounts(inState:_:)`` for a caller that copies the text out without making a
+    /// `String` of it (`signup list`, a million rows): each row's email and creation time are
+    /// SQLite's own bytes, valid only while `body` runs, and not checked in any way (not UTF-8,
+    /// a NUL inside: the caller shows them safely). A state no version of signup writes reads
+    /// as `disabled`, as ``AccountState/init(stored:)`` reads it.
+    package func streamAccountBytes(
+        inState state: AccountState?,
+        _ body: (_ id: Int64, _ email: UnsafeBufferPointer<UInt8>, _ createdAt: UnsafeBufferPointer<UInt8>, _ state: AccountState) -> Bool
+    ) throws(StoreError) {
+        try reading { db in
+            try db.withStatement(AccountRow.select(hasStates: hasStates), [SQLiteValue(state?.rawValue)]) { rows in
+                while try rows.step() {
+                    let state = rows.withBytes(3) { stored in
+                        AccountState.allCases.first { $0.rawValue.utf8.elementsEqual(stored) } ?? .disabled
+                    }
+                    let more = rows.withBytes(1) { email in
+                        rows.withBytes(2) { createdAt in body(rows.int64(0), email, createdAt, state) }
+                    }
+                    if !more { return }
+                }
+            }
+        }
+    }
+
     /// All accounts, ordered by id. Hashes never leave the store this way.
     public func accounts() throws(StoreError) -> [Account] {
         var all: [Account] = []

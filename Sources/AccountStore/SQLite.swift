@@ -182,6 +182,13 @@ final class SQLiteConnection: @unchecked Sendable {
             return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
 
+        /// A text column's bytes as SQLite holds them, for `body` only: they are SQLite's, valid
+        /// until the next step. NULL reads as no bytes.
+        func withBytes<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+            guard let bytes = sqlite3_column_text(raw, column) else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+            return body(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(raw, column))))
+        }
+
         func isNull(_ column: Int32) -> Bool {
             sqlite3_column_type(raw, column) == SQLITE_NULL
         }
