@@ -101,7 +101,7 @@ struct Signup: ParsableCommand {
             // has nothing to add, which was half the instructions of a start-up that ends at once.
             Glibc.exit(code.rawValue)
         } catch let error as ValidationError {
-            // A usage error a command found (`--db ''`): the parser's text, its usage lines translated.
+            // A usage error a command's own validation found: the parser's text, its usage lines translated.
             let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false).map { HelpText.localizedUsageLine(String($0)) }
             IO.write(lines.joined(separator: "\n") + "\n", to: 2)
             Self.exit(withError: exitCode(for: error))

@@ -1,7 +1,8 @@
 # Shared by scripts/signup, scripts/test and scripts/bench: installs what the build needs.
 # Sourced, not run.
 
-# Installs the Debian packages named, if any is missing (apt-get update once, first).
+# Installs the Debian packages named, if any is missing (apt-get update once a run, before the
+# first install; exported, so the scripts a script runs do not update again).
 ensure_debian_packages() {
     local missing=()
     for package in "$@"; do
@@ -11,7 +12,10 @@ ensure_debian_packages() {
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
     echo "Installing Debian packages: ${missing[*]}" >&2
-    $sudo apt-get update -qq >&2
+    if [ -z "${SIGNUP_APT_UPDATED:-}" ]; then
+        $sudo apt-get update -qq >&2
+        export SIGNUP_APT_UPDATED=1
+    fi
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >&2
 }
 
