@@ -221,7 +221,12 @@ public struct Form: Sendable {
     /// A field whose errors are not visible yet (``ValidationMode/onSubmit`` before a submit) keeps
     /// its answer: asking it again without its reasons would ask it for ever.
     public var firstFieldNeedingAnswer: String? {
-        fields.first { !$0.isAnswered || !visibleErrors(named: $0.name).isEmpty }?.name
+        firstFieldNeedingAnswer(answerSpeaks: false)
+    }
+
+    /// ``firstFieldNeedingAnswer``, with `answerSpeaks` as ``state(named:answerSpeaks:)`` takes it.
+    func firstFieldNeedingAnswer(answerSpeaks: Bool) -> String? {
+        fields.first { !$0.isAnswered || !visibleErrors(named: $0.name, answerSpeaks: answerSpeaks).isEmpty }?.name
     }
 
     /// Whether any field's value differs from its initial value.

@@ -206,9 +206,7 @@ public struct Wizard<Success: Sendable>: Sendable {
     private mutating func next() -> [WizardEffect<Success>] {
         switch mode {
         case .interactive:
-            if let field = form.fields.first(where: { !$0.isAnswered || !errorsShown($0.name).isEmpty }) {
-                return askField(field.name)
-            }
+            if let name = form.firstFieldNeedingAnswer(answerSpeaks: true) { return askField(name) }
             return review()
         case .script:
             if let field = form.fields.first(where: { !$0.isAnswered }) {

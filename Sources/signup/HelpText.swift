@@ -3,7 +3,7 @@ import SignupCore
 /// swift-argument-parser's own words in the help and the usage lines, in the reader's language.
 ///
 /// The parser writes its headers and its few texts (`OVERVIEW:`, `USAGE:`, `OPTIONS:`, `Show help
-/// information.`, `(default: …)`) in English and cannot translate them; the commands' own texts
+/// information.`, `(values: …)`) in English and cannot translate them; the commands' own texts
 /// come from the catalog already (``About/english(_:_:translated:)``). Here only whole known lines, headers and
 /// the parser's fixed phrases are replaced, never any other word: with no catalog (English, `C`)
 /// every replacement is the same text, and the help is exactly the parser's.
@@ -89,8 +89,9 @@ enum HelpText {
             .joined(separator: " ")
     }
 
-    /// The parser's `(default)` after the default command's name, and its `(default: …)` and
-    /// `(values: …)` after an option's help, translated; a label keeps its column.
+    /// The parser's `(default)` after the default command's name, and its `(values: …)` after an
+    /// option's help, translated; a label keeps its column. (No option has a parser default: each
+    /// says its default in its own help, so the parser writes no `(default: …)`.)
     private static func defaults(_ line: String) -> String {
         var line = line
         let defaultCommand = "(default)"
@@ -102,12 +103,10 @@ enum HelpText {
             let kept = max(2, padding - (translated.count - defaultCommand.count))
             line = String(line[..<range.lowerBound]) + " " + translated + String(repeating: " ", count: kept) + after.drop(while: { $0 == " " })
         }
-        for (english, translated) in [
-            ("(default:", About.english("(default:")),
-            ("(values:", About.english("(values:")),
-        ] where english != translated {
+        let values = About.english("(values:")
+        if values != "(values:" {
             line = line.split(separator: " ", omittingEmptySubsequences: false)
-                .map { $0 == english ? translated : String($0) }.joined(separator: " ")
+                .map { $0 == "(values:" ? values : String($0) }.joined(separator: " ")
         }
         return line
     }

@@ -5,8 +5,8 @@ import SignupCore
 
 /// A usage error (exit 64) whose text is made only of the program's own words.
 ///
-/// It cannot be built from a `String`: only from literals, an errno's text and a policy
-/// file's problem, so no argument, option value or path can reach a usage message by
+/// It cannot be built from a `String`: only from literals, an errno's text, a policy file's
+/// problem and a store location's, so no argument, option value or path can reach a usage message by
 /// accident (SPEC 10: any of them may be a password typed in the wrong place). The literal is
 /// English, marked for the catalog (`UsageError(.english("…"))`), and shown in the reader's
 /// language: the catalog's text for it, never anything typed.
