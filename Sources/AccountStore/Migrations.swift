@@ -68,17 +68,16 @@ enum Migrations {
     ]
 
     /// The recorded migrations, known or not; none when the table is not there yet.
+    ///
+    /// Whether the table is there is asked first. Asked after a failed read of it, the answer could
+    /// be a table another process had created in between: when several processes opened a new
+    /// file together, one of them failed with "no such table" (SQLite error 1). Found missing
+    /// here and created a moment later is harmless: the migrations read this again once they
+    /// hold the write lock.
     static func applied(_ db: SQLiteConnection) throws -> Set<String> {
-        do {
-            return Set(try db.texts("SELECT identifier FROM \(appliedTable)"))
-        } catch {
-            // Rethrown unless the table is shown to be missing (a new file).
-            if let count = try? db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(appliedTable)]),
-               count == 0 {
-                return []
-            }
-            throw error
-        }
+        let tables = try db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(appliedTable)])
+        guard tables == 1 else { return [] }
+        return Set(try db.texts("SELECT identifier FROM \(appliedTable)"))
     }
 
     /// Whether every migration this program knows has run.
