@@ -16,30 +16,15 @@ public final class AccountStore: Sendable {
     /// The database file's path, as given (made absolute).
     public let path: DatabasePath
 
-    private let connection: Connection
+    /// This store's share of the process's one connection to the file (``DatabaseFile``).
+    private let connection: DatabaseFile.Lease
     private let isReadOnly: Bool
     /// Whether the keys on disk still predate `v2-email-key-casefold` (a reader never migrates).
     private let hasOldKeys: Bool
     /// Whether `v3-account-state` has run (a reader of an older file sees every account as active).
     private let hasStates: Bool
 
-    private var db: SQLiteConnection { connection.db }
-
-    /// The SQLite connection, and for a path that is not UTF-8 the descriptor its name goes through.
-    private final class Connection: Sendable {
-        let db: SQLiteConnection
-        let held: SQLiteName.Descriptor?
-
-        init(_ db: SQLiteConnection, held: SQLiteName.Descriptor?) {
-            self.db = db
-            self.held = held
-        }
-
-        deinit {
-            // The held descriptor must outlive SQLite's own: closing it first would drop SQLite's locks.
-            try? db.close()
-        }
-    }
+    private var db: SQLiteConnection { connection.file.db }
 
     /// Opens the database at `path`, creating it (and its folders) when missing.
     public convenience init(path: String) throws(StoreError) {
@@ -55,19 +40,14 @@ public final class AccountStore: Sendable {
     /// keeps its own. A zero-byte file is treated as a new database. Before anything
     /// is written the file is read and refused if it is another program's, newer,
     /// or lacks its unique key; then it is switched to WAL and pending migrations run.
+    ///
+    /// A process has one connection to a database file, whatever path names it: a second store
+    /// of the same file shares it, and the file's own checks ran when it first opened
+    /// (``DatabaseFile``, CONTRIBUTING.md "One door to the database file").
     public init(at path: DatabasePath) throws(StoreError) {
         self.path = path
         isReadOnly = false
-        var resolved = try FileSystem.resolve(path, creatingFolders: true)
-        var attempts = 0
-        while try !FileSystem.createDatabaseFile(resolved, path: path) {
-            attempts += 1
-            guard attempts < 3 else { throw .unavailable(reason: "cannot create \(path): it keeps appearing and vanishing") }
-            resolved = try FileSystem.resolve(path, creatingFolders: true)
-        }
-        let name = try SQLiteName.make(resolved.canonical, writable: true, path: path)
-        _ = try Self.inspect(name, path: path, rehearsingWrites: true)  // refuses what is not ours before anything is written
-        connection = Connection(try Self.openQueue(name.text, path: path), held: name.descriptor)
+        connection = try DatabaseFile.forWriting(path)
         do {
             hasOldKeys = false
             hasStates = true
@@ -87,19 +67,10 @@ public final class AccountStore: Sendable {
         }
     }
 
-    private init(reading path: DatabasePath, name: SQLiteName, immutable: Bool) throws(StoreError) {
+    private init(reading path: DatabasePath, connection: DatabaseFile.Lease, hasOldKeys: Bool, hasStates: Bool) {
         self.path = path
         isReadOnly = true
-        let db = immutable ? try Self.openImmutable(name, path: path) : try Self.openQueue(name.text, path: path)
-        connection = Connection(db, held: name.descriptor)
-        hasOldKeys = false
-        hasStates = true
-    }
-
-    private init(reader: AccountStore, hasOldKeys: Bool, hasStates: Bool) {
-        path = reader.path
-        isReadOnly = true
-        connection = reader.connection
+        self.connection = connection
         self.hasOldKeys = hasOldKeys
         self.hasStates = hasStates
     }
@@ -111,34 +82,19 @@ public final class AccountStore: Sendable {
 
     /// Opens an existing database read-only, or returns nil when there is none yet.
     ///
-    /// Nothing is created or changed: no folder, no file, no migration, no `-wal` left
-    /// behind. A missing or zero-byte file, or an SQLite database with none of our
-    /// tables yet, counts as "none yet". The same checks as for writing apply (path,
-    /// another program's, newer, unique key). On a medium nothing may change (a
-    /// read-only mount, an immutable file) the file is read as it is, unless a
-    /// non-empty `-wal` beside it holds changes that cannot be read there: then it is
+    /// Nothing is created or changed: no folder, no file, no migration. A missing or zero-byte
+    /// file, or an SQLite database with none of our tables yet, counts as "none yet". The same
+    /// checks as for writing apply (path, another program's, newer, unique key). On a medium
+    /// nothing may change (a read-only mount, an immutable file) the file is read as it is,
+    /// unless a non-empty `-wal` beside it holds changes that cannot be read there: then it is
     /// refused rather than read stale. ``create(email:passwordHash:at:)`` on the result throws.
+    /// A file this process already has open is read through that connection (``DatabaseFile``).
     public static func openExisting(at path: DatabasePath) throws(StoreError) -> AccountStore? {
-        let resolved = try FileSystem.resolve(path, creatingFolders: false)
-        guard resolved.entry == .nonEmptyFile else { return nil }
-        let contents: Migrations.Contents
-        let store: AccountStore
-        do {
-            (store, contents) = try readContents(resolved.canonical, path: path, immutable: false)
-        } catch {
-            guard !FileSystem.isWritable(resolved.canonical) else { throw error }
-            if let size = FileSystem.size(of: resolved.canonical + Array("-wal".utf8)), size > 0 {
-                throw .unavailable(reason: "the database \(path) cannot be read: it is on a medium that cannot be written "
-                    + "and its -wal file holds changes that only a writable medium can apply; it was not read stale")
-            }
-            // Nothing may change this file or its folder (immutable, read-only mount), so WAL's
-            // side files cannot be made: read it as the unchanging file it is.
-            (store, contents) = try readContents(resolved.canonical, path: path, immutable: true)
-        }
+        guard let (connection, contents) = try DatabaseFile.existing(path) else { return nil }
         switch contents {
         case .empty: return nil
         case .signup(let oldKeys, let states):
-            return !oldKeys && states ? store : AccountStore(reader: store, hasOldKeys: oldKeys, hasStates: states)
+            return AccountStore(reading: path, connection: connection, hasOldKeys: oldKeys, hasStates: states)
         }
     }
 
@@ -439,101 +395,6 @@ public final class AccountStore: Sendable {
         date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
     }
 
-    /// Opens a read-write connection; it changes nothing by itself.
-    ///
-    /// Readers are not `SQLITE_OPEN_READONLY` connections on purpose: such a
-    /// connection creates the `-wal` and `-shm` files of a WAL database but
-    /// cannot remove them when it closes, so `signup list` would leave files
-    /// behind. A read (``SQLiteConnection/read(_:)``) runs under `PRAGMA query_only`,
-    /// and the reader store refuses `create` itself.
-    private static func openQueue(_ name: String, path: DatabasePath) throws(StoreError) -> SQLiteConnection {
-        do {
-            return try SQLiteConnection(name, mode: .readWrite, busyTimeout: busyTimeout, settings: [
-                // A setting of this connection only: nothing is written.
-                "PRAGMA synchronous = NORMAL",
-                // Freed bytes are zeroed: a changed or deleted hash does not linger in free pages.
-                "PRAGMA secure_delete = ON",
-            ])
-        } catch {
-            throw StoreError.from(error, path: path)
-        }
-    }
-
-    private static func readContents(_ file: [UInt8], path: DatabasePath, immutable: Bool) throws(StoreError) -> (AccountStore, Migrations.Contents) {
-        let name = try SQLiteName.make(file, writable: false, path: path)
-        if immutable {
-            let store = try AccountStore(reading: path, name: name, immutable: true)
-            return (store, try store.reading { db in try Migrations.contents(db, path: path) })
-        }
-        let contents = try inspect(name, path: path)
-        return (try AccountStore(reading: path, name: name, immutable: false), contents)
-    }
-
-    /// What the file holds, read on a connection of its own that writes nothing, not even when it closes.
-    ///
-    /// Runs before any other connection opens: a connection reads the file as it opens, and
-    /// the last connection to close checkpoints a non-empty `-wal` into the file. When
-    /// such a `-wal` is there (a crash left it), the file is read through a read-only
-    /// connection, which never checkpoints, so a file that is then refused keeps its bytes.
-    /// Otherwise a read-write connection is used: a read-only one would leave `-wal` and
-    /// `-shm` behind.
-    ///
-    /// A read-only connection makes a `-shm` beside the file when there is none. A non-empty
-    /// `-wal` with no `-shm` means no connection is open (a crash left it), so nothing can
-    /// change the two files meanwhile: they are read from a private copy, and nothing at all
-    /// is added beside a file that is then refused.
-    ///
-    /// With `rehearsingWrites`, what the writer is about to do (migrations, the WAL switch) is
-    /// first done to that private copy: the writer's connection replays and removes a crash-left
-    /// `-wal`, so whatever would fail must fail on the copy.
-    private static func inspect(_ name: SQLiteName, path: DatabasePath, rehearsingWrites: Bool = false) throws(StoreError) -> Migrations.Contents {
-        if FileSystem.isCutShort(name.file) {
-            throw .unavailable(reason: "the database \(path) is damaged: it is not a whole number of pages")
-        }
-        let readOnly = (FileSystem.size(of: name.file + Array("-wal".utf8)) ?? 0) > 0
-        var target = name.text
-        if readOnly, FileSystem.size(of: name.file + Array("-shm".utf8)) == nil,
-           let copy = FileSystem.privateCopy(of: name.file) {
-            target = copy
-        }
-        defer { if target != name.text { FileSystem.removePrivateCopy(FileSystem.parentText(of: target)) } }
-        do {
-            let reader = try SQLiteConnection(target, mode: readOnly ? .readOnly : .readWrite, busyTimeout: busyTimeout)
-            let contents = try reader.read {
-                // A crash left this -wal: the writer that opens next replays it into the file and
-                // removes it, which a damaged file found later could not undo. Check the whole
-                // file first, on the copy, in this rare case only (a live -wal has its -shm).
-                if target != name.text, try reader.text("PRAGMA quick_check(1)") != "ok" {
-                    throw StoreError.unavailable(reason: "the database \(path) is damaged")
-                }
-                return try Migrations.contents(reader, path: path)
-            }
-            try reader.close()
-            if rehearsingWrites && target != name.text {
-                let rehearsal = try openQueue(target, path: path)
-                defer { try? rehearsal.close() }
-                try Migrations.migrate(rehearsal)
-                _ = try rehearsal.text("PRAGMA journal_mode = WAL")
-            }
-            return contents
-        } catch {
-            throw StoreError.from(error, path: path)
-        }
-    }
-
-    /// A read-only connection through SQLite's `immutable=1` URI: no locks, no `-wal` or `-shm`.
-    ///
-    /// The one place a URI is made, from an absolute path whose every byte but the
-    /// unreserved ones is percent-encoded, so no byte of the path can act as URI syntax.
-    private static func openImmutable(_ name: SQLiteName, path: DatabasePath) throws(StoreError) -> SQLiteConnection {
-        do {
-            return try SQLiteConnection(
-                "file:" + SQLiteName.percentEncoded(name.file) + "?immutable=1", mode: .readOnlyURI, busyTimeout: nil)
-        } catch {
-            throw StoreError.from(error, path: path)
-        }
-    }
-
     /// Runs `body` on the connection (one caller at a time), mapping what it throws to a ``StoreError``.
     private func access<T>(_ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         do {
@@ -546,45 +407,5 @@ public final class AccountStore: Sendable {
     /// Runs `body` in a read transaction that cannot write (``SQLiteConnection/read(_:)``).
     private func reading<T>(_ body: (SQLiteConnection) throws -> T) throws(StoreError) -> T {
         try access { db in try db.read { try body(db) } }
-    }
-}
-
-/// The name SQLite is given for a checked, absolute database path.
-///
-/// A path whose bytes are not UTF-8 is not given to SQLite as those bytes (as earlier releases,
-/// whose SQLite layer took a `String`, could not): it is opened here (`O_NOFOLLOW`) and SQLite is
-/// given `/proc/self/fd/N`. SQLite resolves that link to the file's real name, bytes and all,
-/// and names `-wal` and `-shm` from it. The descriptor stays open as long as the store.
-struct SQLiteName {
-    /// Closes its descriptor when the last store using it goes.
-    final class Descriptor: Sendable {
-        let fd: Int32
-        init(_ fd: Int32) { self.fd = fd }
-        deinit { _ = Glibc.close(fd) }
-    }
-
-    var text: String
-    var file: [UInt8]
-    var descriptor: Descriptor?
-
-    static func make(_ file: [UInt8], writable: Bool, path: DatabasePath) throws(StoreError) -> SQLiteName {
-        if let text = String(validating: file, as: UTF8.self) { return SQLiteName(text: text, file: file) }
-        let fd = file.withCString { open($0, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC) }
-        guard fd >= 0 else { throw .unavailable(reason: "cannot open \(path): \(FileSystem.describe(errno))") }
-        return SQLiteName(text: "/proc/self/fd/\(fd)", file: file, descriptor: Descriptor(fd))
-    }
-
-    static func percentEncoded(_ bytes: [UInt8]) -> String {
-        var out = ""
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
-            }
-        }
-        return out
     }
 }

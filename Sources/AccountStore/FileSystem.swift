@@ -4,9 +4,11 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
-/// The store's only door to libc: folders, the database file, its side files and its disk.
+/// The store's door to libc for paths: folders, the database file's status, its side files and its disk.
+///
+/// Nothing here opens a descriptor of a database file or its side files: closing one would drop
+/// the locks of this process's SQLite connection to it. That is ``DatabaseFile``'s alone.
 ///
 /// Every call retries `EINTR` and turns `-1`/errno into a ``StoreError`` whose
 /// reason names the path. Paths are bytes (``DatabasePath``), never re-encoded.
@@ -25,14 +27,6 @@ enum FileSystem {
         /// What is at `canonical`.
         var entry: Entry
     }
-
-    /// Serializes "does the file exist, else create it" within this process.
-    ///
-    /// Closing any descriptor of a file drops every POSIX lock this process holds
-    /// on it, SQLite's included. Creating and closing under this lock means no
-    /// other store in the process can have opened (and locked) a file we are
-    /// still holding a descriptor to.
-    private static let creation = Mutex(())
 
     /// The side files SQLite makes beside a database by appending to its name.
     static let sideSuffixes = ["-wal", "-shm", "-journal"]
@@ -185,33 +179,6 @@ enum FileSystem {
 
     // MARK: - Creating
 
-    /// Creates the database file with mode 0600 when it does not exist yet, never through a link,
-    /// so SQLite never creates it with its own default mode. A zero-byte file is treated as new
-    /// and gets mode 0600 too; any other existing file keeps its mode.
-    static func createDatabaseFile(_ resolved: Resolved, path: DatabasePath) throws(StoreError) -> Bool {
-        try creation.withLock { _ throws(StoreError) in
-            switch resolved.entry {
-            case .nonEmptyFile:
-                return true
-            case .emptyFile:
-                _ = resolved.canonical.withCString { chmod($0, 0o600) }
-                return true
-            case .missing:
-                let fd = retryingInterrupts {
-                    resolved.canonical.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
-                }
-                if fd < 0 {
-                    let code = errno
-                    if code == EEXIST { return false }  // someone made it meanwhile: check it again
-                    throw .unavailable(reason: "cannot create \(path): \(describe(code))")
-                }
-                _ = fchmod(fd, 0o600)
-                _ = close(fd)
-                return true
-            }
-        }
-    }
-
     private static func makeFolder(_ folder: [UInt8], path: DatabasePath) throws(StoreError) {
         if retryingInterrupts({ folder.withCString { mkdir($0, 0o700) } }) != 0 {
             let code = errno
@@ -237,77 +204,6 @@ enum FileSystem {
         var info = stat()
         guard lstatBytes(file, &info) == 0 else { return nil }
         return Int(info.st_size)
-    }
-
-    /// Copies `file` and its `-wal` into a new private (0700) folder under `$TMPDIR` or `/tmp`,
-    /// for reading without creating anything beside the original; nil when that fails.
-    /// The caller removes the folder with ``removePrivateCopy(_:)``.
-    static func privateCopy(of file: [UInt8]) -> String? {
-        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
-        var template = Array((base + "/signup-inspect-XXXXXX").utf8CString)
-        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { return nil }
-        let folder = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let copy = folder + "/copy.sqlite"
-        for suffix in ["", "-wal"] {
-            guard copyBytes(from: file + Array(suffix.utf8), to: copy + suffix) else {
-                removePrivateCopy(folder)
-                return nil
-            }
-        }
-        return copy
-    }
-
-    /// The folder of a text path.
-    static func parentText(of file: String) -> String {
-        String(file[..<(file.lastIndex(of: "/") ?? file.startIndex)])
-    }
-
-    /// Removes a folder made by ``privateCopy(of:)`` and everything SQLite left in it.
-    static func removePrivateCopy(_ folder: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { _ = unlink(folder + "/copy.sqlite" + suffix) }
-        _ = rmdir(folder)
-    }
-
-    private static func copyBytes(from source: [UInt8], to destination: String) -> Bool {
-        let input = source.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
-        guard input >= 0 else { return false }
-        defer { _ = close(input) }
-        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard output >= 0 else { return false }
-        defer { _ = close(output) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let got = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if got < 0 && errno == EINTR { continue }
-            if got < 0 { return false }
-            if got == 0 { return true }
-            var offset = 0
-            while offset < got {
-                let wrote = buffer.withUnsafeBytes { write(output, $0.baseAddress! + offset, got - offset) }
-                if wrote < 0 && errno == EINTR { continue }
-                if wrote <= 0 { return false }
-                offset += wrote
-            }
-        }
-    }
-
-    /// Whether `file` starts like an SQLite database but is not a whole number of its pages
-    /// (or names no valid page size): damaged, and a writer's rollback would cut it to whole
-    /// pages. A file that does not start like SQLite is left for SQLite to refuse.
-    static func isCutShort(_ file: [UInt8]) -> Bool {
-        let fd = file.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
-        guard fd >= 0 else { return false }
-        defer { _ = close(fd) }
-        var header = [UInt8](repeating: 0, count: 18)
-        guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, 18, 0) }) == 18,
-              header.starts(with: Array("SQLite format 3".utf8) + [0])
-        else { return false }
-        let field = Int(header[16]) << 8 | Int(header[17])
-        let pageSize = field == 1 ? 65_536 : field
-        guard pageSize >= 512, pageSize & (pageSize - 1) == 0 else { return true }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return false }
-        return Int(info.st_size) % pageSize != 0
     }
 
     /// Whether the file system holding `file` has no block left for us.

@@ -62,7 +62,11 @@ final class SQLiteConnection: @unchecked Sendable {
     /// for another connection's lock (none when nil), double-quoted strings only as identifiers,
     /// foreign keys enforced, then `settings` (PRAGMAs of this connection only), and last the
     /// schema is read once, so a file that is not a database fails here (`SQLITE_NOTADB`).
-    init(_ name: String, mode: Mode, busyTimeout: Double?, settings: [String] = []) throws {
+    ///
+    /// With `keepingSideFiles`, the `-wal` and `-shm` stay beside the file when the last connection
+    /// closes (`SQLITE_FCNTL_PERSIST_WAL`), the `-wal` cut to nothing: a reader that may not create
+    /// files in the folder (another user's mail server) needs them there to read a WAL database.
+    init(_ name: String, mode: Mode, busyTimeout: Double?, settings: [String] = [], keepingSideFiles: Bool = false) throws {
         var flags = mode == .readWrite ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY
         if mode == .readOnlyURI { flags |= SQLITE_OPEN_URI }
         flags |= SQLITE_OPEN_EXRESCODE
@@ -79,6 +83,11 @@ final class SQLiteConnection: @unchecked Sendable {
         do {
             if let busyTimeout { sqlite3_busy_timeout(opened, Int32(busyTimeout * 1000)) }
             _ = csqlite_disable_double_quoted_strings(opened)
+            if keepingSideFiles {
+                var keep: Int32 = 1
+                let code = sqlite3_file_control(opened, "main", SQLITE_FCNTL_PERSIST_WAL, &keep)
+                guard code == SQLITE_OK else { throw SQLiteError(code: code) }
+            }
             try execute("PRAGMA foreign_keys = ON")
             for setting in settings { try execute(setting) }
             // Users of a file that is not a database learn it here, not at the first query.
