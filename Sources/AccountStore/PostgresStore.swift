@@ -196,7 +196,7 @@ public final class PostgresStore: AccountBackend {
         }
     }
 
-    /// Counts weaker hashes (``AccountBackend/countHashes(weakerThan:)``).
+    /// Counts the hashes a verify would make again (``AccountBackend/countHashes(weakerThan:)``).
     public func countHashes(weakerThan costs: PasswordPolicy.Argon2Costs) throws(StoreError) -> Int {
         var count = 0
         try run { () throws(PGFailure) in

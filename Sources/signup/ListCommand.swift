@@ -32,7 +32,7 @@ struct ListCommand: ParsableCommand {
             completion: .list(AccountState.allCases.map(\.rawValue)))
     var state: AccountState?
 
-    @Flag(help: .english("Print only how many accounts have password hashes with weaker Argon2 costs than the policy's."))
+    @Flag(help: .english("Print only how many accounts verify would give the policy's Argon2 costs: hashes with less memory or fewer passes, and more of neither."))
     var countOldHashes = false
 
     @OptionGroup var policy: PolicyOptions
@@ -103,7 +103,7 @@ struct ListCommand: ParsableCommand {
         IO.write(json ? JSONText.object([("old_hashes", count)]) + "\n" : "\(count)\n", to: 1)
         if !json {
             IO.write(Translation.signup(Translation.english(
-                "accounts whose hash has weaker costs than m={memory}, t={passes}, p={lanes}; each is upgraded when its password is next verified",
+                "accounts whose hash has less memory or fewer passes than m={memory}, t={passes}, and more of neither; each is made again with m={memory}, t={passes}, p={lanes} when its password is next verified",
                 ["memory": "\(costs.memoryKiB)", "passes": "\(costs.iterations)", "lanes": "\(costs.parallelism)"])) + "\n", to: 2)
         }
         if let failure = IO.outputFailure {
