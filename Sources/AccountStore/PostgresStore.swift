@@ -284,7 +284,8 @@ public final class PostgresStore: AccountBackend {
     /// Calls `body` with each account in id order until it returns false.
     public func streamAccounts(inState wanted: AccountState?, _ body: (Account) -> Bool) throws(StoreError) {
         var malformed = false
-        let state = hasStates ? "state" : "'active'"
+        // Compared byte for byte, whatever collation or type the column was given since.
+        let state = hasStates ? AccountRow.shownState("CAST(state AS TEXT) COLLATE \"C\"") : "'active'"
         let changed = hasStates ? "password_changed_at" : "NULL"
         try run { () throws(PGFailure) in
             try connection.stream("""
