@@ -284,12 +284,14 @@ public final class PostgresStore: AccountBackend {
     /// Calls `body` with each account in id order until it returns false.
     public func streamAccounts(inState wanted: AccountState?, _ body: (Account) -> Bool) throws(StoreError) {
         var malformed = false
-        // Compared byte for byte, whatever collation or type the column was given since.
-        let state = hasStates ? AccountRow.shownState("CAST(state AS TEXT) COLLATE \"C\"") : "'active'"
+        let state = hasStates ? "state" : "'active'"
+        // Filtered on the state as AccountState(stored:) reads it below: byte for byte, whatever
+        // collation or type the column was given since.
+        let shown = hasStates ? AccountRow.shownState("CAST(state AS TEXT) COLLATE \"C\"") : "'active'"
         let changed = hasStates ? "password_changed_at" : "NULL"
         try run { () throws(PGFailure) in
             try connection.stream("""
-                SELECT id, email, created_at, \(state), \(changed) FROM account WHERE $1::text IS NULL OR \(state) = $1 ORDER BY id
+                SELECT id, email, created_at, \(state), \(changed) FROM account WHERE $1::text IS NULL OR \(shown) = $1 ORDER BY id
                 """, [wanted?.rawValue]) { row in
                 guard let id = row[0].flatMap({ Int64($0) }), let email = row[1], let createdAt = row[2] else {
                     malformed = true
