@@ -11,7 +11,8 @@ import SignupCore
 ///
 /// Email keys come from ``AccountStore/key(forEmail:)``, computed here in Swift, so both
 /// backends key an email the same way. Every libpq error becomes a ``StoreError`` whose
-/// reason is libpq's or the server's (never a DETAIL, which can quote a row).
+/// reason is libpq's or the server's primary message (never its DETAIL, HINT or CONTEXT, which
+/// can quote a row; a data exception, whose message can quote a value, in signup's own words).
 public final class PostgresStore: AccountBackend {
     /// Where this store connects, for messages.
     public let location: PostgresLocation
@@ -488,6 +489,11 @@ public final class PostgresStore: AccountBackend {
             return .unavailable(reason: failure.reason)
         case .server(sqlstate: "25006"):
             return .unavailable(reason: "\(location) is read-only: \(failure.reason)")
+        case .server(let state) where state.hasPrefix("22"):
+            // A data exception's message can quote the value it refused (`invalid input syntax for
+            // type uuid: "$argon2id$…"`, the bytes of an email): said in signup's words instead.
+            return .unavailable(reason: "\(location) refused a value of the account: a column's type or length, or the "
+                + "database's encoding, cannot hold it (SQLSTATE \(state); the server's message is not shown: it may quote the value)")
         case .server(let state):
             return .unavailable(reason: "\(location): \(failure.reason) (SQLSTATE \(state))")
         }
