@@ -7,7 +7,7 @@ public enum VisibleText {
     ///
     /// `"a\u{1B}[2J"` becomes `"a^[[2J"`, `"\r"` becomes `"^M"`, `"\u{9B}"` becomes `"<U+009B>"`.
     public static func of(_ text: String) -> String {
-        shown(text, escaping: needsEscape)
+        isPrintableASCII(text) ? text : shown(text, escaping: needsEscape)
     }
 
     /// `text` as ``of(_:)`` shows it, and every character that draws nothing by itself as
@@ -18,16 +18,16 @@ public enum VisibleText {
     /// apart: `"ad\u{200B}min@example.com"` becomes `"ad<U+200B>min@example.com"`. An emoji's
     /// variation selector or joiner is shown too, so keep it to values no one reads as prose.
     public static func revealingInvisible(_ text: String) -> String {
-        shown(text) { needsEscape($0) || $0.isInvisible }
+        isPrintableASCII(text) ? text : shown(text) { needsEscape($0) || $0.isInvisible }
     }
 
+    /// Printable ASCII never needs a change: checked byte by byte first (every row of `signup list`).
     @inline(__always)
+    private static func isPrintableASCII(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } } == true
+    }
+
     private static func shown(_ text: String, escaping hides: (Unicode.Scalar) -> Bool) -> String {
-        // Printable ASCII never needs a change: checked byte by byte first (every row of `signup list`).
-        let printable = text.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
-        }
-        if printable == true { return text }
         guard text.unicodeScalars.contains(where: hides) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)
