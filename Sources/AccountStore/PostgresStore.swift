@@ -286,13 +286,14 @@ public final class PostgresStore: AccountBackend {
     public func streamAccounts(inState wanted: AccountState?, _ body: (Account) -> Bool) throws(StoreError) {
         var malformed = false
         let state = hasStates ? "state" : "'active'"
-        // Filtered on the state as AccountState(stored:) reads it below: byte for byte, whatever
-        // collation or type the column was given since.
-        let shown = hasStates ? AccountRow.shownState("CAST(state AS TEXT) COLLATE \"C\"") : "'active'"
+        // Filtered on the state as AccountState(stored:) reads it below (NULL as ""): byte for
+        // byte, whatever collation or type the column was given since.
+        let stored = hasStates ? "COALESCE(CAST(state AS TEXT), '') COLLATE \"C\"" : "'active'"
         let changed = hasStates ? "password_changed_at" : "NULL"
         try run { () throws(PGFailure) in
             try connection.stream("""
-                SELECT id, email, created_at, \(state), \(changed) FROM account WHERE $1::text IS NULL OR \(shown) = $1 ORDER BY id
+                SELECT id, email, created_at, \(state), \(changed) FROM account
+                WHERE $1::text IS NULL OR \(AccountRow.inState(stored, "$1")) ORDER BY id
                 """, [wanted?.rawValue]) { row in
                 guard let id = row[0].flatMap({ Int64($0) }), let email = row[1], let createdAt = row[2] else {
                     malformed = true
