@@ -40,14 +40,26 @@ public enum AccountState: String, Sendable, Hashable, Codable, CaseIterable {
 /// The columns of `account` that may leave the store: never the hash.
 enum AccountRow {
     /// Accounts in id order, each column read safely (``SafeColumn``): id, email, created_at,
-    /// state, password_changed_at (NULL stays NULL); only those in state `?1` unless it is NULL.
+    /// state (as stored: the reader takes it as ``AccountState/init(stored:)`` does),
+    /// password_changed_at (NULL stays NULL); only those ``inState(_:_:)`` `?1`, unless it is NULL.
     /// `hasStates` is false on a database read before its `v3-account-state` migration.
     static func select(hasStates: Bool) -> String {
         let state = hasStates ? SafeColumn.text("state") : "'active'"
         let changed = hasStates ? "CAST(password_changed_at AS TEXT)" : "NULL"
         return "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email, "
             + "\(SafeColumn.text("created_at")) AS created_at, \(state) AS state, \(changed) AS password_changed_at "
-            + "FROM account WHERE ?1 IS NULL OR \(state) = ?1 ORDER BY account.id"
+            + "FROM account WHERE ?1 IS NULL OR \(inState(state, "?1")) ORDER BY account.id"
+    }
+
+    /// SQL both backends run, true when the stored state `stored` (a text expression that is never
+    /// NULL, compared byte for byte) reads as the state `wanted` names the way
+    /// ``AccountState/init(stored:)`` reads it: a value no version of signup writes (`locked`,
+    /// `Active`, empty) is `disabled`. Listing filters on this, so `list --state disabled` lists
+    /// every row `list` shows as disabled. An account in the state asked for passes at the first
+    /// comparison: a million rows cost what `state = ?1` cost.
+    static func inState(_ stored: String, _ wanted: String) -> String {
+        let written = AccountState.allCases.filter { $0 != .disabled }.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        return "(\(stored) = \(wanted) OR (\(wanted) = '\(AccountState.disabled.rawValue)' AND \(stored) NOT IN (\(written))))"
     }
 }
 

@@ -27,11 +27,32 @@ struct PGFailure: Error, Sendable {
         self.kind = kind
         // libpq quotes the statement under an error (`LINE 1: INSERT …` and a `^` line): the
         // person needs the reason, not our SQL.
-        let oneLine = message.split(whereSeparator: \.isNewline)
+        let oneLine = Self.withoutServerDetail(message)
             .map { $0.trimmingBlanks() }
             .filter { !$0.isEmpty && !$0.hasPrefix("LINE ") && $0 != "^" }
             .joined(separator: " ")
         reason = VisibleText.of(oneLine.isEmpty ? "no reason given" : oneLine)
+    }
+
+    /// The lines of a message libpq wrote (`PQerrorMessage`) without a server error's DETAIL,
+    /// HINT, CONTEXT, QUERY, STATEMENT or LOCATION: each can quote a row (`Failing row contains
+    /// (…, $argon2id$…)`, `Key (email_key)=(…)`, a trigger's values) and go on for more lines, so
+    /// from such a field's line to the next attempt libpq reports (another host) nothing is kept.
+    /// Connections are made terse (``PGConnection/init(conninfo:isSet:)``); a connection's own
+    /// failure comes before that can be set, and a server may not honour it.
+    static func withoutServerDetail(_ message: String) -> [Substring] {
+        var kept: [Substring] = []
+        var inField = false
+        for line in message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            let trimmed = line.trimmingBlanks()
+            if ["DETAIL:", "HINT:", "CONTEXT:", "QUERY:", "STATEMENT:", "LOCATION:"].contains(where: trimmed.hasPrefix) {
+                inField = true
+            } else if ["connection to server ", "could not connect to server"].contains(where: trimmed.hasPrefix) {
+                inField = false
+            }
+            if !inField { kept.append(line) }
+        }
+        return kept
     }
 
     /// A failed connection's reason: the server's primary messages without their DETAIL and
@@ -39,11 +60,7 @@ struct PGFailure: Error, Sendable {
     /// database the location already names (`invalid port number: "…"` quotes what `--db`
     /// held, which may be a password typed in the wrong place).
     init(connectionFailedWith message: String, naming known: [String]) {
-        let kept = message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-            .filter { line in
-                let trimmed = line.trimmingBlanks()
-                return !["DETAIL:", "HINT:", "CONTEXT:"].contains(where: trimmed.hasPrefix)
-            }
+        let kept = Self.withoutServerDetail(message)
         let parts = kept.joined(separator: "\n").split(separator: "\"", omittingEmptySubsequences: false)
         let shown = parts.enumerated().map { index, part in
             guard index % 2 == 1 else { return String(part) }
@@ -108,6 +125,10 @@ final class PGConnection {
         // libpq prints the server's notices (`relation … already exists, skipping`) on standard
         // error by default; they are not the person's business.
         PQsetNoticeProcessor(made, { _, _ in }, nil)
+        // From now on libpq's own messages (a connection lost after a FATAL error, an error without
+        // a SQLSTATE) hold the server's primary message only, never its DETAIL, HINT or CONTEXT.
+        PQsetErrorVerbosity(made, PQERRORS_TERSE)
+        PQsetErrorContextVisibility(made, PQSHOW_CONTEXT_NEVER)
         connection = made
     }
 

@@ -59,11 +59,19 @@ public enum PasswordHasher {
     }
 
     /// Whether the stored `phc` should be made again with `costs` once its password is known:
-    /// its costs are weaker (less memory or fewer passes). False for a string that cannot be read.
+    /// the one rule for `verify`'s upgrade and `list --count-old-hashes`.
+    ///
+    /// Only when nothing gets cheaper: `costs` asks for at least the stored memory and at least
+    /// the stored passes, and for more of one of them. Costs that trade one for the other
+    /// (m=47104, t=1 against m=19456, t=2, which OWASP rates equal) are not judged: such a hash
+    /// is kept, since the new one would be cheaper to attack in one dimension. Lanes (p) count
+    /// for neither side: the memory and the work a guess costs are m and m × t whatever p is.
+    /// False for a string that is not an Argon2id PHC string signup can check.
     public static func needsRehash(_ phc: String, for costs: PasswordPolicy.Argon2Costs) -> Bool {
         guard case .success(let stored) = parse(phc) else { return false }
-        return PasswordPolicy.Argon2Costs(memoryKiB: stored.memoryKiB, iterations: stored.iterations, parallelism: stored.parallelism)
-            .isWeaker(than: costs)
+        let nothingCheaper = costs.memoryKiB >= stored.memoryKiB && costs.iterations >= stored.iterations
+        let somethingDearer = costs.memoryKiB > stored.memoryKiB || costs.iterations > stored.iterations
+        return nothingCheaper && somethingDearer
     }
 
     /// Whether the NFC form of `password` matches the PHC string `phc`; the corresponding C function is `argon2id_verify`.

@@ -11,7 +11,8 @@ import SignupCore
 ///
 /// Email keys come from ``AccountStore/key(forEmail:)``, computed here in Swift, so both
 /// backends key an email the same way. Every libpq error becomes a ``StoreError`` whose
-/// reason is libpq's or the server's (never a DETAIL, which can quote a row).
+/// reason is libpq's or the server's primary message (never its DETAIL, HINT or CONTEXT, which
+/// can quote a row; a data exception, whose message can quote a value, in signup's own words).
 public final class PostgresStore: AccountBackend {
     /// Where this store connects, for messages.
     public let location: PostgresLocation
@@ -196,7 +197,7 @@ public final class PostgresStore: AccountBackend {
         }
     }
 
-    /// Counts weaker hashes (``AccountBackend/countHashes(weakerThan:)``).
+    /// Counts the hashes a verify would make again (``AccountBackend/countHashes(weakerThan:)``).
     public func countHashes(weakerThan costs: PasswordPolicy.Argon2Costs) throws(StoreError) -> Int {
         var count = 0
         try run { () throws(PGFailure) in
@@ -243,7 +244,7 @@ public final class PostgresStore: AccountBackend {
 
     /// The insert of ``create(email:passwordHash:at:whenLocked:)`` in a transaction that is rolled
     /// back (``AccountBackend/rehearseCreate(email:passwordHash:)``): privileges, column grants,
-    /// row-level security, triggers and a read-only server answer as they would for the real one.
+    /// row-level security, deferred constraints and a read-only server answer as they would for the real one.
     public func rehearseCreate(email: String, passwordHash: PasswordHash) throws(StoreError) {
         let email = AccountStore.normalized(email)
         do {
@@ -285,10 +286,14 @@ public final class PostgresStore: AccountBackend {
     public func streamAccounts(inState wanted: AccountState?, _ body: (Account) -> Bool) throws(StoreError) {
         var malformed = false
         let state = hasStates ? "state" : "'active'"
+        // Filtered on the state as AccountState(stored:) reads it below (NULL as ""): byte for
+        // byte, whatever collation or type the column was given since.
+        let stored = hasStates ? "COALESCE(CAST(state AS TEXT), '') COLLATE \"C\"" : "'active'"
         let changed = hasStates ? "password_changed_at" : "NULL"
         try run { () throws(PGFailure) in
             try connection.stream("""
-                SELECT id, email, created_at, \(state), \(changed) FROM account WHERE $1::text IS NULL OR \(state) = $1 ORDER BY id
+                SELECT id, email, created_at, \(state), \(changed) FROM account
+                WHERE $1::text IS NULL OR \(AccountRow.inState(stored, "$1")) ORDER BY id
                 """, [wanted?.rawValue]) { row in
                 guard let id = row[0].flatMap({ Int64($0) }), let email = row[1], let createdAt = row[2] else {
                     malformed = true
@@ -373,23 +378,50 @@ public final class PostgresStore: AccountBackend {
             """)
     }
 
-    /// The applied migrations; a migration this program does not know, or an `account`
-    /// table that no migration of ours made, is refused.
+    /// The applied migrations; a migration this program does not know, an `account` table that
+    /// no migration of ours made, or one with a trigger or a rule, is refused before anything is written.
     private func appliedMigrations() throws(StoreError) -> [String] {
         try run { () throws(PGFailure) in
-            let tables = try connection.execute(
-                "SELECT to_regclass('grdb_migrations') IS NOT NULL, to_regclass('account') IS NOT NULL", []
-            )
-            let hasMigrations = tables.first?[0] == "t"
-            let hasAccount = tables.first?[1] == "t"
+            // One round trip: what is there, and what of the account table could change signup's writes
+            // behind its back. Internal triggers (foreign keys, deferrable unique keys) are the
+            // constraints' own; `_RETURN` is a view's, refused as a view is.
+            let found = try connection.execute("""
+                SELECT to_regclass('grdb_migrations') IS NOT NULL, to_regclass('account') IS NOT NULL,
+                       (SELECT relkind::text FROM pg_class WHERE oid = to_regclass('account')),
+                       (SELECT string_agg(tgname::text, ', ' ORDER BY tgname) FROM pg_trigger
+                        WHERE tgrelid = to_regclass('account') AND NOT tgisinternal),
+                       (SELECT string_agg(rulename::text, ', ' ORDER BY rulename) FROM pg_rewrite
+                        WHERE ev_class = to_regclass('account') AND rulename <> '_RETURN')
+                """, []).first ?? []
+            let hasMigrations = found.first == "t"
+            let hasAccount = found.count > 1 && found[1] == "t"
             let applied = hasMigrations ? try connection.execute("SELECT identifier FROM grdb_migrations", []).compactMap { $0[0] } : []
             if let unknown = applied.first(where: { !Self.migrationNames.contains($0) }) {
                 throw PGFailure(.server(sqlstate: "signup"), "\(location) was made by a newer version of signup (migration \(unknown)): left untouched")
             }
-            if hasAccount && !applied.contains("v1-accounts") {
+            guard hasAccount else { return applied }
+            if !applied.contains("v1-accounts") {
                 throw PGFailure(.server(sqlstate: "signup"), "\(location) has an account table that signup did not create: left untouched")
             }
+            try Self.checkAccountTable(kind: found[2], triggers: found[3], rules: found[4], location: location)
             return applied
+        }
+    }
+
+    /// Refuses an account relation that is not a plain table, or that has a trigger or a rule signup
+    /// did not make: either can undo, drop or change what signup writes (an update that never
+    /// happens, a deleted row put back, a hash replaced) while signup reports it done. As for SQLite.
+    private static func checkAccountTable(kind: String?, triggers: String?, rules: String?, location: PostgresLocation) throws(PGFailure) {
+        let refusal = "\(location) cannot be used: its account table"
+        let consequence = "which could undo or change what signup writes; it was left untouched"
+        if kind != "r" {
+            throw PGFailure(.server(sqlstate: "signup"), "\(refusal) is not a plain table (a view, a partitioned or a foreign table), \(consequence)")
+        }
+        if let triggers {
+            throw PGFailure(.server(sqlstate: "signup"), "\(refusal) has a trigger signup did not make (\(VisibleText.of(triggers))), \(consequence)")
+        }
+        if let rules {
+            throw PGFailure(.server(sqlstate: "signup"), "\(refusal) has a rule (\(VisibleText.of(rules))) that rewrites what signup writes, \(consequence)")
         }
     }
 
@@ -485,6 +517,11 @@ public final class PostgresStore: AccountBackend {
             return .unavailable(reason: failure.reason)
         case .server(sqlstate: "25006"):
             return .unavailable(reason: "\(location) is read-only: \(failure.reason)")
+        case .server(let state) where state.hasPrefix("22"):
+            // A data exception's message can quote the value it refused (`invalid input syntax for
+            // type uuid: "$argon2id$…"`, the bytes of an email): said in signup's words instead.
+            return .unavailable(reason: "\(location) refused a value of the account: a column's type or length, or the "
+                + "database's encoding, cannot hold it (SQLSTATE \(state); the server's message is not shown: it may quote the value)")
         case .server(let state):
             return .unavailable(reason: "\(location): \(failure.reason) (SQLSTATE \(state))")
         }

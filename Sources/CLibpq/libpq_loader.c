@@ -17,7 +17,7 @@
     X(PQconsumeInput) X(PQdb) X(PQerrorMessage) X(PQfinish) X(PQfreeCancel) X(PQfreemem) X(PQgetCancel) \
     X(PQgetResult) X(PQgetisnull) X(PQgetvalue) X(PQhost) X(PQisBusy) X(PQnfields) X(PQntuples) X(PQport) \
     X(PQresultErrorField) X(PQresultStatus) X(PQsendQuery) X(PQsendQueryParams) X(PQsetNoticeProcessor) \
-    X(PQsetSingleRowMode) X(PQsocket) X(PQstatus) X(PQuser)
+    X(PQsetErrorContextVisibility) X(PQsetErrorVerbosity) X(PQsetSingleRowMode) X(PQsocket) X(PQstatus) X(PQuser)
 
 static struct {
 #define FIELD(name) __typeof__(&name) name;
@@ -81,6 +81,12 @@ HIDDEN char *PQerrorMessage(const PGconn *conn) { return ready() ? libpq.PQerror
 HIDDEN void PQfinish(PGconn *conn) { if (ready()) libpq.PQfinish(conn); }
 HIDDEN PQnoticeProcessor PQsetNoticeProcessor(PGconn *conn, PQnoticeProcessor proc, void *arg) {
     return ready() ? libpq.PQsetNoticeProcessor(conn, proc, arg) : NULL;
+}
+HIDDEN PGVerbosity PQsetErrorVerbosity(PGconn *conn, PGVerbosity verbosity) {
+    return ready() ? libpq.PQsetErrorVerbosity(conn, verbosity) : PQERRORS_TERSE;
+}
+HIDDEN PGContextVisibility PQsetErrorContextVisibility(PGconn *conn, PGContextVisibility show_context) {
+    return ready() ? libpq.PQsetErrorContextVisibility(conn, show_context) : PQSHOW_CONTEXT_NEVER;
 }
 HIDDEN int PQbackendPID(const PGconn *conn) { return ready() ? libpq.PQbackendPID(conn) : 0; }
 HIDDEN char *PQhost(const PGconn *conn) { return ready() ? libpq.PQhost(conn) : NULL; }

@@ -30,8 +30,8 @@ public struct PasswordPolicy: Sendable, Equatable {
     public var blockedWords: [String]
     /// Message texts by code, replacing the default ones.
     public var messages: [String: String]
-    /// The Argon2id costs new hashes are made with; a stored hash with weaker costs is upgraded
-    /// when its password is next verified.
+    /// The Argon2id costs new hashes are made with; a stored hash is made again with them when its
+    /// password is next verified only if they ask for no less memory and no fewer passes, and more of one.
     public var argon2 = Argon2Costs.standard
 
     /// Argon2id's costs: memory in KiB, passes and lanes.
@@ -56,11 +56,6 @@ public struct PasswordPolicy: Sendable, Equatable {
         public static let minimum = Argon2Costs(memoryKiB: 7168, iterations: 1, parallelism: 1)
         /// The most a policy may ask for, and a stored hash may demand (1 GiB, 64 passes, 64 lanes).
         public static let maximum = Argon2Costs(memoryKiB: 1 << 20, iterations: 64, parallelism: 64)
-
-        /// Whether a hash made with `self` is weaker than one made with `target`: less memory or fewer passes.
-        public func isWeaker(than target: Argon2Costs) -> Bool {
-            memoryKiB < target.memoryKiB || iterations < target.iterations
-        }
     }
 
     /// A policy from its parts; see ``standard``, ``strict`` and ``nist``.

@@ -7,12 +7,28 @@ public enum VisibleText {
     ///
     /// `"a\u{1B}[2J"` becomes `"a^[[2J"`, `"\r"` becomes `"^M"`, `"\u{9B}"` becomes `"<U+009B>"`.
     public static func of(_ text: String) -> String {
-        // Printable ASCII never needs a change: checked byte by byte first (every row of `signup list`).
-        let printable = text.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
-        }
-        if printable == true { return text }
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        isPrintableASCII(text) ? text : shown(text, escaping: needsEscape)
+    }
+
+    /// `text` as ``of(_:)`` shows it, and every character that draws nothing by itself as
+    /// `<U+XXXX>` too: default-ignorable code points and format characters (a zero-width space,
+    /// a soft hyphen, U+FEFF, variation selectors, tag characters; ``Unicode/Scalar/isInvisible``).
+    ///
+    /// For a listing of stored values (`signup list`), where two that look alike must be told
+    /// apart: `"ad\u{200B}min@example.com"` becomes `"ad<U+200B>min@example.com"`. An emoji's
+    /// variation selector or joiner is shown too, so keep it to values no one reads as prose.
+    public static func revealingInvisible(_ text: String) -> String {
+        isPrintableASCII(text) ? text : shown(text) { needsEscape($0) || $0.isInvisible }
+    }
+
+    /// Printable ASCII never needs a change: checked byte by byte first (every row of `signup list`).
+    @inline(__always)
+    private static func isPrintableASCII(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } } == true
+    }
+
+    private static func shown(_ text: String, escaping hides: (Unicode.Scalar) -> Bool) -> String {
+        guard text.unicodeScalars.contains(where: hides) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)
         for scalar in text.unicodeScalars {
@@ -22,7 +38,7 @@ public enum VisibleText {
                 out.unicodeScalars.append(Unicode.Scalar(UInt8(scalar.value + 0x40)))
             case 0x7F:
                 out += "^?"
-            case _ where needsEscape(scalar):
+            case _ where hides(scalar):
                 out += "<U+" + hex(scalar.value) + ">"
             default:
                 out.unicodeScalars.append(scalar)

@@ -32,7 +32,7 @@ struct ListCommand: ParsableCommand {
             completion: .list(AccountState.allCases.map(\.rawValue)))
     var state: AccountState?
 
-    @Flag(help: .english("Print only how many accounts have password hashes with weaker Argon2 costs than the policy's."))
+    @Flag(help: .english("Print only how many accounts verify would give the policy's Argon2 costs: hashes with less memory or fewer passes, and more of neither."))
     var countOldHashes = false
 
     @OptionGroup var policy: PolicyOptions
@@ -64,7 +64,8 @@ struct ListCommand: ParsableCommand {
                             + "\",\"password_changed_at\":" + (account.passwordChangedAt.map(Self.jsonString) ?? "null") + "}")
                     } else {
                         if count == 0 { output.appendHeader() }
-                        output.appendRow(account.id, VisibleText.of(account.createdAt), account.state.rawValue, VisibleText.of(account.email))
+                        output.appendRow(account.id, VisibleText.revealingInvisible(account.createdAt), account.state.rawValue,
+                                         VisibleText.revealingInvisible(account.email))
                     }
                     count += 1
                     return output.isHealthy
@@ -103,7 +104,7 @@ struct ListCommand: ParsableCommand {
         IO.write(json ? JSONText.object([("old_hashes", count)]) + "\n" : "\(count)\n", to: 1)
         if !json {
             IO.write(Translation.signup(Translation.english(
-                "accounts whose hash has weaker costs than m={memory}, t={passes}, p={lanes}; each is upgraded when its password is next verified",
+                "accounts whose hash has less memory or fewer passes than m={memory}, t={passes}, and more of neither; each is made again with m={memory}, t={passes}, p={lanes} when its password is next verified",
                 ["memory": "\(costs.memoryKiB)", "passes": "\(costs.iterations)", "lanes": "\(costs.parallelism)"])) + "\n", to: 2)
         }
         if let failure = IO.outputFailure {
@@ -113,17 +114,19 @@ struct ListCommand: ParsableCommand {
     }
 
     /// A JSON string for outside text: valid JSON that keeps every character, with the
-    /// ones `VisibleText` would show (C0, DEL, C1, bidirectional controls) as `\uXXXX`
-    /// escapes, so `list --json` at a terminal sends it no escape sequence either.
+    /// ones the table shows as `<U+XXXX>` or `^X` (``VisibleText/revealingInvisible(_:)``: C0,
+    /// DEL, C1, bidirectional controls, invisible characters) as `\uXXXX` escapes (a surrogate
+    /// pair beyond U+FFFF), so `list --json` at a terminal sends it no escape sequence either
+    /// and hides nothing.
     static func jsonString(_ text: String) -> String {
-        guard VisibleText.of(text) != text else { return JSONText.string(text) }
+        guard VisibleText.revealingInvisible(text) != text else { return JSONText.string(text) }
         var out = "\""
         for scalar in text.unicodeScalars {
             let single = String(scalar)
             if scalar == "\"" || scalar == "\\" {
                 out += "\\" + single
-            } else if VisibleText.of(single) != single {
-                out += JSONText.unicodeEscape(scalar.value)
+            } else if VisibleText.revealingInvisible(single) != single {
+                for unit in single.utf16 { out += JSONText.unicodeEscape(UInt32(unit)) }
             } else {
                 out += single
             }
@@ -172,14 +175,14 @@ private struct StandardOutput {
 
     /// A row from the store's own bytes (``AccountStore/streamAccountBytes(inState:_:)``): copied
     /// as they are when both are printable ASCII, which needs neither repair nor escaping and
-    /// is one byte a column; otherwise made Strings and shown as ``VisibleText`` shows them, as
-    /// every other row is.
+    /// is one byte a column; otherwise made Strings and shown as
+    /// ``VisibleText/revealingInvisible(_:)`` shows them, as every other row is.
     mutating func appendRow(_ id: Int64, createdAt: UnsafeBufferPointer<UInt8>, _ state: String, email: UnsafeBufferPointer<UInt8>) {
         guard failure == nil else { return }
         func printable(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
         guard printable(createdAt) && printable(email) else {
-            return appendRow(id, VisibleText.of(String(decoding: createdAt, as: UTF8.self)), state,
-                             VisibleText.of(String(decoding: email, as: UTF8.self)))
+            return appendRow(id, VisibleText.revealingInvisible(String(decoding: createdAt, as: UTF8.self)), state,
+                             VisibleText.revealingInvisible(String(decoding: email, as: UTF8.self)))
         }
         appendID(id)
         buffer.append(contentsOf: createdAt)

@@ -14,10 +14,13 @@ struct VerifyCommand: ParsableCommand {
             not UTF-8, holds a NUL or is longer than 64 KiB is reported as such, exit 1; standard input that is \
             a folder is a usage error.
             Every answer takes the time of one Argon2 verification, whatever it is. When the password \
-            matches an active account whose hash has weaker Argon2 costs than the policy's (--policy, \
-            --policy-file; standard: m=19456, t=2, p=1), the hash is made again with the policy's costs, \
-            only if nobody changed it meanwhile; a store that cannot be written keeps the old hash and \
-            the answer stays 0.
+            matches an active account, its hash is made again with the policy's Argon2 costs (--policy, \
+            --policy-file; standard: m=19456, t=2, p=1) if they ask for no less memory (m) and no fewer \
+            passes (t) than the stored hash, and for more of one; lanes (p) do not count. A hash with more \
+            memory but fewer passes, or the reverse (m=47104, t=1 and m=12288, t=3 are as strong as \
+            m=19456, t=2 by OWASP's table), is kept: nothing is made cheaper to attack. The new hash is \
+            stored only if nobody changed the old one meanwhile; a store that cannot be written keeps the \
+            old hash and the answer stays 0.
             Exit codes: 0 it matches, 1 it does not, 64 usage, 67 no account has this email, 69 there is \
             no database at that place (nothing is created), 74 storage failure or a stored hash it cannot \
             check, 77 the account is disabled or pending (whether or not the password matched), 130 cancelled.
@@ -105,7 +108,7 @@ struct VerifyCommand: ParsableCommand {
         }
     }
 
-    /// Replaces a matching hash made with weaker costs, unless it changed since it was read
+    /// Replaces a matching hash that ``PasswordHasher/needsRehash(_:for:)`` says to make again, unless it changed since it was read
     /// (``AccountBackend/rehash(email:verified:to:)``). A failure is noted; the answer stands.
     private static func upgrade(email: String, from hash: String, password: Secret, costs: PasswordPolicy.Argon2Costs, at location: StoreLocation) {
         do throws(StoreError) {

@@ -287,15 +287,24 @@ struct PostgresCommandTests {
         fails(["--db", db.socket], "row-level security", "row-level security")
         fails(["--db", db.socket, "--dry-run"], "row-level security", "row-level security, dry run")
         db.psql("ALTER TABLE account NO FORCE ROW LEVEL SECURITY; ALTER TABLE account DISABLE ROW LEVEL SECURITY")
-        // A deferred constraint trigger runs at COMMIT: the dry run runs it before its rollback
-        // (it said 0 before: sixth outside review).
+        // A trigger on the account table is refused when the store opens, as SQLite's is (it could
+        // undo what signup writes): the sign-up, its dry run and list say so, and store nothing.
         db.psql("""
             CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'quota of accounts reached'; END $$;
             CREATE CONSTRAINT TRIGGER quota AFTER INSERT ON account DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse();
             """)
-        fails(["--db", db.socket], "quota of accounts reached", "deferred trigger")
-        fails(["--db", db.socket, "--dry-run"], "quota of accounts reached", "deferred trigger, dry run")
+        fails(["--db", db.socket], "its account table has a trigger signup did not make (quota)", "trigger")
+        fails(["--db", db.socket, "--dry-run"], "its account table has a trigger signup did not make (quota)", "trigger, dry run")
+        fails(["list", "--db", db.socket], "its account table has a trigger signup did not make (quota)", "trigger, list")
         db.psql("DROP TRIGGER quota ON account; DROP FUNCTION refuse()")
+        // A deferred constraint runs at COMMIT: the dry run runs it before its rollback (a deferred
+        // constraint trigger did, and the dry run said 0 before: sixth outside review).
+        db.psql("""
+            CREATE TABLE allowed (email text PRIMARY KEY); INSERT INTO allowed VALUES ('first@example.com'), ('second@example.com');
+            ALTER TABLE account ADD CONSTRAINT listed FOREIGN KEY (email) REFERENCES allowed (email) DEFERRABLE INITIALLY DEFERRED;
+            """)
+        fails(["--db", db.socket], "violates foreign key constraint \"listed\"", "deferred constraint")
+        fails(["--db", db.socket, "--dry-run"], "violates foreign key constraint \"listed\"", "deferred constraint, dry run")
         #expect(box.run(["--db", db.socket, "--dry-run"], input: signUp("second@example.com")).status == 0)
         #expect(db.psql("SELECT count(*) FROM account") == ["1"], "a dry run stores nothing")
 
