@@ -112,17 +112,18 @@ extension ImportCommand {
 struct ImportSummary {
     var created = 0
     var updated = 0
-    var taken = 0
+    /// Rows whose account was there already and was left as it is: one line of report for all.
+    var alreadyThere = LineRanges()
     var rejected = 0
     var storageFailure: String?
 
     func show(json: Bool, dryRun: Bool) {
         if json {
             var members: [(String, Any)] = [("status", storageFailure == nil ? "imported" : "storage_error")]
-            members += [("created", created), ("updated", updated), ("taken", taken), ("rejected", rejected), ("dry_run", dryRun)]
+            members += [("created", created), ("updated", updated), ("taken", alreadyThere.count), ("rejected", rejected), ("dry_run", dryRun)]
             IO.write(JSONText.object(members) + "\n", to: 1)
         } else {
-            let counts = ["created": "\(created)", "updated": "\(updated)", "taken": "\(taken)", "rejected": "\(rejected)"]
+            let counts = ["created": "\(created)", "updated": "\(updated)", "taken": "\(alreadyThere.count)", "rejected": "\(rejected)"]
             let line = dryRun
                 ? Translation.english("Dry run, nothing was stored: would create {created}, update {updated}; already there {taken}, rejected {rejected}", counts)
                 : Translation.english("Imported: created {created}, updated {updated}, already there {taken}, rejected {rejected}", counts)
@@ -131,8 +132,35 @@ struct ImportSummary {
     }
 }
 
-/// The import's pipeline: rows read and checked one at a time, hashed a batch at a time on
-/// every core, each batch stored in one transaction. Memory holds one batch, whatever the file's length.
+/// Line numbers counted, and the first few kept as ranges (`2-257, 300`), for a report of one line
+/// however many there are.
+struct LineRanges {
+    private(set) var count = 0
+    private var ranges: [ClosedRange<Int>] = []
+    private var more = false
+    /// The ranges shown; after them, "…".
+    static let shown = 5
+
+    mutating func add(_ line: Int) {
+        count += 1
+        if let last = ranges.last, last.upperBound + 1 == line {
+            ranges[ranges.count - 1] = last.lowerBound...line
+        } else if ranges.count < Self.shown {
+            ranges.append(line...line)
+        } else {
+            more = true
+        }
+    }
+
+    /// `2-257, 300, …`
+    var text: String {
+        ranges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ", ") + (more ? ", …" : "")
+    }
+}
+
+/// The import's pipeline: rows read and checked one at a time; a batch at a time looked up in the
+/// store, hashed on every core (only what is to be written) and stored in one transaction.
+/// Memory holds one batch and 16 bytes for each row seen (``SeenKey``).
 struct ImportRun {
     /// Rows a transaction stores, and a batch hashes: enough to keep every core busy and a
     /// commit's cost small, few enough that an interrupted run loses little work.
@@ -149,6 +177,8 @@ struct ImportRun {
     private var store: (any AccountBackend)?
     private var opened = false
     private var started = DispatchTime.now()
+    /// Each email key among the rows that passed their checks, with its first line.
+    private var seen = Set<SeenKey>()
 
     init(location: StoreLocation, policy: PasswordPolicy, update: Bool, dryRun: Bool, progress: Bool, total: Int?) {
         self.total = total
@@ -186,14 +216,19 @@ struct ImportRun {
             case .problem(let line, let text):
                 reject(line: line, email: nil, codes: [text])
             case .row(let line, let email, let secret, let isHash):
-                if let row = check(line: line, email: email, secret: secret, isHash: isHash, form: form) {
+                if let row = check(line: line, email: email, secret: secret, isHash: isHash, form: form), isFirst(row, secret: secret) {
                     batch.append(row)
                 }
             }
-            if batch.count == Self.batchSize { store(&batch) }
+            if batch.count == Self.batchSize { settle(&batch) }
         }
-        if !batch.isEmpty && summary.storageFailure == nil { store(&batch) }
+        if !batch.isEmpty && summary.storageFailure == nil { settle(&batch) }
         if progress { IO.write("\n", to: 2) }
+        if summary.alreadyThere.count > 0 {
+            let text = Translation.english("Already there, not changed: {count} (lines {lines})",
+                                           ["count": "\(summary.alreadyThere.count)", "lines": summary.alreadyThere.text])
+            IO.write(Translation.signup(text) + "\n", to: 2)
+        }
         if let code = input.readError {
             let reason = ["reason": String(cString: strerror(code))]
             IO.write("error: " + Translation.signup(summary.created + summary.updated > 0
@@ -228,94 +263,163 @@ struct ImportRun {
             row.password = Secret(password)
         }
         guard codes.isEmpty else {
-            reject(line: line, email: email, codes: codes)
+            let emailPassed = !codes.contains { $0.hasPrefix("email.") }
+            reject(line: line, email: Self.showable(email, emailPassed: emailPassed, besides: secret), codes: codes)
             return nil
         }
         return row
     }
 
+    /// Whether `row` is the first row of the file with its email's key; a later one is rejected
+    /// (`email.duplicate`, naming the first line), in a dry run as in a real one: which of two
+    /// passwords an account should get is the file's author's to say, and two accounts of an
+    /// earlier system that became one key must not merge unnoticed.
+    private mutating func isFirst(_ row: Row, secret: String) -> Bool {
+        let (isNew, first) = seen.insert(SeenKey(AccountStore.key(forEmail: row.email), line: row.line))
+        if isNew { return true }
+        let code = Translation.english("email.duplicate (the email of line {first})", ["first": "\(first.line)"])
+        reject(line: row.line, email: Self.showable(row.email, emailPassed: true, besides: secret), codes: [Translation.signup(code)])
+        return false
+    }
+
+    /// The email to show beside a rejected row's line number, or nil. Only an address that passed
+    /// every email rule is shown, and not when the row's other field is an address too (columns
+    /// swapped: the "email" is then the password). A row split at the wrong place or joined
+    /// (`email:password`, a tab, a semicolon) puts part of its password into the email column,
+    /// which then fails the email's rules, and a quoted field is one field: so no part of a
+    /// password or hash is ever shown, only the line number and the codes.
+    static func showable(_ email: String, emailPassed: Bool, besides secret: String) -> String? {
+        guard emailPassed, EmailSyntax.check(secret.trimmingBlanks()) != .valid else { return nil }
+        return email
+    }
+
     private mutating func reject(line: Int, email: String?, codes: [String]) {
         summary.rejected += 1
-        // A row split at the wrong delimiter (a tab, a semicolon) puts its password into the
-        // "email": an invalid address holding white space, a control character or another
-        // delimiter is not shown, so that part of a password never reaches the screen or a log.
-        let mayHoldMore = codes.contains { $0.hasPrefix("email.") }
-            && (email ?? "").unicodeScalars.contains { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F || ";|".unicodeScalars.contains($0) }
-        let shown = mayHoldMore ? " " + Translation.signup(Translation.english("(the email is not shown: it may hold more of the row)")) : email.map { " \(VisibleText.of($0))" } ?? ""
+        let shown = email.map { " \(VisibleText.of($0))" } ?? ""
         IO.write((progress ? "\r" : "") + Translation.signup(Translation.english("line {line}{email}: {codes}", ["line": "\(line)", "email": shown, "codes": codes.joined(separator: ", ")])) + "\n", to: 2)
     }
 
-    /// Hashes the batch on every core, then stores it in one transaction (a dry run only asks
-    /// which emails are taken), reports taken emails, and empties the batch.
-    private mutating func store(_ batch: inout [Row]) {
+    /// What a batch's row will be, from one look-up of its email before anything is hashed.
+    private enum Plan {
+        /// No account has the email: hash the password and create it.
+        case create
+        /// An account has it and, without `--update`, keeps it as it is.
+        case alreadyThere
+        /// `--update` and an account has it, with this stored hash: changed, unless the hash is
+        /// already this row's (the row's own PHC string, or one its password verifies against).
+        case update(stored: String)
+    }
+
+    /// What the work on every core decided for a row.
+    private enum Decision {
+        case alreadyThere
+        /// To be written: its hash, or nil in a dry run, which hashes nothing.
+        case write(PasswordHash?)
+        /// The password could not be hashed (memory ran out).
+        case unhashable
+    }
+
+    /// Settles a batch, in a dry run as in a real one: looks up every row's email, decides on
+    /// every core what each row is (checking an update against its stored hash, and, in a real
+    /// run, hashing what is written), then counts each row; a real run writes what it decided
+    /// in one transaction first. Rows already there are never hashed. Empties the batch.
+    private mutating func settle(_ batch: inout [Row]) {
         defer { batch.removeAll(keepingCapacity: true) }
-        if !opened {
-            opened = true
+        let plans: [Plan]
+        do throws(StoreError) {
+            plans = try lookUp(batch)
+        } catch {
+            summary.storageFailure = error.description
+            return
+        }
+        let decisions = Self.decide(batch, plans, hashing: !dryRun, costs: policy.argon2)
+        var writes: [(index: Int, hash: PasswordHash?)] = []
+        for (index, (row, decision)) in zip(batch, decisions).enumerated() {
+            switch decision {
+            case .alreadyThere: break
+            case .write(let hash): writes.append((index, hash))
+            case .unhashable:
+                summary.storageFailure = "a password could not be hashed (line \(row.line))"
+                return
+            }
+        }
+        var outcomes = [BatchOutcome?](repeating: nil, count: batch.count)
+        if dryRun {
+            for write in writes {
+                if case .update = plans[write.index] { outcomes[write.index] = .updated } else { outcomes[write.index] = .created(id: 0) }
+            }
+        } else if let store, !writes.isEmpty {
+            let accounts = writes.compactMap { write in write.hash.map { (write.index, NewAccount(email: batch[write.index].email, passwordHash: $0)) } }
             do throws(StoreError) {
-                store = dryRun ? try location.openExisting() : try location.openForWriting()
+                let stored = try store.insertBatch(accounts.map(\.1), update: update, at: Date())
+                for ((index, _), outcome) in zip(accounts, stored) { outcomes[index] = outcome }
             } catch {
                 summary.storageFailure = error.description
                 return
             }
         }
-        if dryRun {
-            for row in batch {
-                let taken: Bool
-                do throws(StoreError) {
-                    taken = try store?.isTaken(email: row.email) ?? false
-                } catch {
-                    summary.storageFailure = error.description
-                    return
-                }
-                if !taken { summary.created += 1 } else if update { summary.updated += 1 } else { takenRow(row) }
-            }
-            return
-        }
-        let hashes = Self.hashAll(batch, costs: policy.argon2)
-        var accounts: [NewAccount] = []
-        for (row, hash) in zip(batch, hashes) {
-            guard let hash else {
-                summary.storageFailure = "a password could not be hashed (line \(row.line))"
-                return
-            }
-            accounts.append(NewAccount(email: row.email, passwordHash: hash))
-        }
-        let outcomes: [BatchOutcome]
-        do throws(StoreError) {
-            guard let store else { return }
-            outcomes = try store.insertBatch(accounts, update: update, at: Date())
-        } catch {
-            summary.storageFailure = error.description
-            return
-        }
         for (row, outcome) in zip(batch, outcomes) {
             switch outcome {
-            case .created: summary.created += 1
-            case .updated: summary.updated += 1
-            case .taken: takenRow(row)
+            case .created?: summary.created += 1
+            case .updated?: summary.updated += 1
+            // Already there when looked up, or created by another writer since.
+            case .taken?, nil: summary.alreadyThere.add(row.line)
             }
         }
         showProgress()
     }
 
-    private mutating func takenRow(_ row: Row) {
-        summary.taken += 1
-        IO.write((progress ? "\r" : "") + Translation.signup(Translation.english("line {line} {email}: email.taken (skipped)", ["line": "\(row.line)", "email": VisibleText.of(row.email)])) + "\n", to: 2)
+    /// Each row's plan, from one look-up of its email (the store is opened at the first batch:
+    /// a dry run opens only an existing one, and with none every row is created).
+    private mutating func lookUp(_ batch: [Row]) throws(StoreError) -> [Plan] {
+        if !opened {
+            opened = true
+            store = dryRun ? try location.openExisting() : try location.openForWriting()
+        }
+        guard let store else { return batch.map { _ in .create } }
+        var plans: [Plan] = []
+        plans.reserveCapacity(batch.count)
+        for row in batch {
+            if update {
+                plans.append(try store.passwordHash(forEmail: row.email).map { .update(stored: $0) } ?? .create)
+            } else {
+                plans.append(try store.isTaken(email: row.email) ? .alreadyThere : .create)
+            }
+        }
+        return plans
     }
 
-    /// Each row's hash (its own, or its password's), computed on every core at once.
-    private static func hashAll(_ batch: [Row], costs: PasswordPolicy.Argon2Costs) -> [PasswordHash?] {
-        let results = HashSlots(count: batch.count)
+    /// What each row is, worked out on every core at once: an update whose stored hash is already
+    /// the row's is already there (one Argon2 verification for a password); with `hashing`, each
+    /// password to write is hashed.
+    private static func decide(_ batch: [Row], _ plans: [Plan], hashing: Bool, costs: PasswordPolicy.Argon2Costs) -> [Decision] {
+        let results = Slots<Decision>(count: batch.count, initial: .unhashable)
         DispatchQueue.concurrentPerform(iterations: batch.count) { index in
             let row = batch[index]
-            results.set(index, row.hash ?? row.password.flatMap { try? PasswordHasher.hash($0, costs: costs) })
+            let decision: Decision
+            switch plans[index] {
+            case .alreadyThere:
+                decision = .alreadyThere
+            case .update(let stored) where row.hash.map({ $0.phc == stored })
+                    ?? (PasswordHasher.check(row.password ?? Secret(""), against: stored) == .matches):
+                decision = .alreadyThere
+            case .create, .update:
+                if let hash = row.hash {
+                    decision = .write(hash)
+                } else if !hashing {
+                    decision = .write(nil)
+                } else {
+                    decision = (try? PasswordHasher.hash(row.password ?? Secret(""), costs: costs)).map(Decision.write) ?? .unhashable
+                }
+            }
+            results.set(index, decision)
         }
         return results.values
     }
 
     private func showProgress() {
         guard progress else { return }
-        let done = summary.created + summary.updated + summary.taken + summary.rejected
+        let done = summary.created + summary.updated + summary.alreadyThere.count + summary.rejected
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         let rate = seconds > 0 ? Double(done) / seconds : 0
         let text: String
@@ -333,15 +437,43 @@ struct ImportRun {
     }
 }
 
-/// Where concurrent hashing puts its results: each slot written by one iteration only.
-private final class HashSlots: Sendable {
-    private let slots: Mutex<[PasswordHash?]>
+/// Where work on every core puts its results: each slot written by one iteration only.
+private final class Slots<Value: Sendable>: Sendable {
+    private let slots: Mutex<[Value]>
 
-    init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
+    init(count: Int, initial: Value) { slots = Mutex(Array(repeating: initial, count: count)) }
 
-    var values: [PasswordHash?] { slots.withLock { $0 } }
+    var values: [Value] { slots.withLock { $0 } }
 
-    func set(_ index: Int, _ value: PasswordHash?) {
+    func set(_ index: Int, _ value: Value) {
         slots.withLock { $0[index] = value }
+    }
+}
+
+/// What a run keeps of each email key it has seen, to find the file's own duplicates: 96 bits
+/// of the key, from two differently seeded hashes, and the line it was first on. 16 bytes,
+/// whatever the email's length. Two keys share a digest with odds of about n²/2⁹⁷ for n keys
+/// (one in 10¹⁷ for a million rows).
+struct SeenKey: Hashable {
+    private let high: UInt64
+    private let low: UInt32
+    /// The line the key was first on; equality and hashing ignore it. A line past 2³²−1 is kept as that.
+    let line: UInt32
+
+    init(_ key: String, line: Int) {
+        var first = Hasher(), second = Hasher()
+        first.combine(0 as UInt8)
+        second.combine(1 as UInt8)
+        first.combine(key)
+        second.combine(key)
+        (high, low) = (UInt64(truncatingIfNeeded: first.finalize()), UInt32(truncatingIfNeeded: second.finalize()))
+        self.line = UInt32(clamping: line)
+    }
+
+    static func == (a: SeenKey, b: SeenKey) -> Bool { a.high == b.high && a.low == b.low }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(high)
+        hasher.combine(low)
     }
 }
