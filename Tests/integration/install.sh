@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/install (issue 11, SPEC 12), run as root as CI runs it, into throwaway prefixes:
+# scripts/install, run as root as CI runs it, into throwaway prefixes:
 # the files and their modes, a reinstall, folders another user planted or can write (refused,
 # nothing written), a path the Debian package manager owns (refused), --uninstall removing
 # only what the manifest says it wrote, a full disk (the installed binary stays), HOME unset,

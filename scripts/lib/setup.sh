@@ -19,7 +19,7 @@ ensure_debian_packages() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >&2
 }
 
-# The Debian packages the build links against (SPEC 9).
+# The Debian packages the build links against.
 BUILD_PACKAGES=(libedit-dev libargon2-dev libzxcvbn-dev libutf8proc-dev libsqlite3-dev libpq-dev pkg-config gettext)  # gettext: msgfmt
 
 # Where `swift` is: on PATH, or the toolchain's usual home on these machines.
