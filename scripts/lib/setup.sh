@@ -57,3 +57,11 @@ build_release() {
     "$root/scripts/po" compile "$bin_path/../share/locale" >&2
     echo "$bin_path/$product"
 }
+
+# The administrators' documents that scripts/install and scripts/package install beside the
+# man pages, which cite them there (scripts/docs): docs/*.md, one path a line. docs/README.md
+# is left out: it indexes the repository's docs folder (the package's README.md is the project's).
+admin_docs() {
+    local doc
+    for doc in "$1"/docs/*.md; do [ "${doc##*/}" = README.md ] || echo "$doc"; done
+}
