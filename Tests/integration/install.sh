@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/install (issue 11, SPEC 12), run as root as CI runs it, into throwaway prefixes:
+# scripts/install, run as root as CI runs it, into throwaway prefixes:
 # the files and their modes, a reinstall, folders another user planted or can write (refused,
 # nothing written), a path the Debian package manager owns (refused), --uninstall removing
 # only what the manifest says it wrote, a full disk (the installed binary stays), HOME unset,
@@ -38,7 +38,8 @@ says() { grep -qF -- "$2" "$tmp/$1.err"; }
 mode() { [ "$(stat -c %a -- "$1")" = "$2" ]; }
 nothing_under() { [ -z "$(find "$1" -mindepth 1 -print -quit)" ]; }
 files=(bin/signup share/man/man1/signup.1 share/bash-completion/completions/signup
-    share/zsh/site-functions/_signup share/fish/vendor_completions.d/signup.fish share/man/man5/signup-policy.5)
+    share/zsh/site-functions/_signup share/fish/vendor_completions.d/signup.fish share/man/man5/signup-policy.5
+    share/doc/signup/public-signup.md)
 manifest=share/signup/install-manifest
 # manifest_matches PREFIX: the manifest lists each of the files with its sha256.
 manifest_matches() {
@@ -56,6 +57,8 @@ installed_ok() {
     mode "$p/$manifest" 644 && manifest_matches "$p"
 }
 check "installs the binary (0755, runs), the page and completions (0644) and a manifest of their sha256" installed_ok
+check "the man page names the documents it cites where they are installed" \
+    grep -qF "$p/share/doc/signup/public-signup.md" "$p/share/man/man1/signup.1"
 check "installs the German catalog (0644, in the manifest), and the installed binary speaks German with it" bash -c '
     f="$1/share/locale/de/LC_MESSAGES/signup.mo"
     [ "$(stat -c %a -- "$f")" = 644 ] && grep -qxF "file $(sha256sum <"$f" | cut -d" " -f1) $f" "$1/share/signup/install-manifest" &&
@@ -168,7 +171,7 @@ run uninstall bash "$script" --prefix "$p" --uninstall
 uninstalled_ok() {
     rc uninstall 0 || return 1
     # What it wrote is gone, and the folders it made and left empty.
-    for gone in bin share/bash-completion share/zsh share/signup; do
+    for gone in bin share/bash-completion share/zsh share/signup share/doc; do
         [ ! -e "$p/$gone" ] || { echo "install: $p/$gone is still there"; return 1; }
     done
     # The edited page and the link stay, with their folders, and it says why.

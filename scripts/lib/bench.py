@@ -1,4 +1,5 @@
-"""The figures of issue 11, for scripts/bench (which builds and prepares everything first).
+"""signup's figures against their references, for scripts/bench (which builds and prepares
+everything first).
 
 Every figure is measured against its reference in the same run, the two interleaved
 (one run of each per round), so a noisy shared machine moves both alike. Processes are

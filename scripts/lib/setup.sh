@@ -19,7 +19,7 @@ ensure_debian_packages() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >&2
 }
 
-# The Debian packages the build links against (SPEC 9).
+# The Debian packages the build links against.
 BUILD_PACKAGES=(libedit-dev libargon2-dev libzxcvbn-dev libutf8proc-dev libsqlite3-dev libpq-dev pkg-config gettext)  # gettext: msgfmt
 
 # Where `swift` is: on PATH, or the toolchain's usual home on these machines.
@@ -56,4 +56,12 @@ build_release() {
     # The catalogs where the binary looks for them: ../share/locale from its own file.
     "$root/scripts/po" compile "$bin_path/../share/locale" >&2
     echo "$bin_path/$product"
+}
+
+# The administrators' documents that scripts/install and scripts/package install beside the
+# man pages, which cite them there (scripts/docs): docs/*.md, one path a line. docs/README.md
+# is left out: it indexes the repository's docs folder (the package's README.md is the project's).
+admin_docs() {
+    local doc
+    for doc in "$1"/docs/*.md; do [ "${doc##*/}" = README.md ] || echo "$doc"; done
 }
