@@ -180,8 +180,14 @@ extension StoreLocation {
     /// Opens an existing store for writing (migrating it), or returns nil when there is none: a
     /// command that changes an account creates no database.
     public func openExistingForWriting() throws(StoreError) -> (any AccountBackend)? {
-        guard try openExisting() != nil else { return nil }
-        return try openForWriting()
+        switch self {
+        case .sqlite(let path):
+            // The reader's connection is the writer's (one per file and process: DatabaseFile).
+            guard try AccountStore.openExisting(at: path) != nil else { return nil }
+            return try AccountStore(at: path)
+        case .postgres(let location):
+            return try PostgresStore.openExistingForWriting(location)
+        }
     }
 
     /// Opens an existing store for reading, or returns nil when there is none yet. Creates nothing.

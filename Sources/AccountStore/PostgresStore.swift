@@ -46,6 +46,16 @@ public final class PostgresStore: AccountBackend {
         return applied.contains("v1-accounts") ? store : nil
     }
 
+    /// An existing store, made ready for writing on the same connection (pending migrations
+    /// applied), or nil when the database holds no accounts table yet: one connection for the
+    /// command, as for SQLite, instead of a reader's and then a writer's.
+    static func openExistingForWriting(_ location: PostgresLocation) throws(StoreError) -> PostgresStore? {
+        guard let store = try openExisting(location) else { return nil }
+        try store.migrate()
+        store.hasStates = true
+        return store
+    }
+
     /// Refuses, without writing, a database with no account table yet where `create` could not
     /// make one: a server in recovery, a read-only database or session, or a role that may not
     /// create in its schema. (With a table, ``rehearseCreate(email:passwordHash:)`` inserts and rolls back.)
