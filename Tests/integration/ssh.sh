@@ -80,6 +80,15 @@ case "$out" in *"No answer for 4 s"*) ;; *) fail "idle ssh -T: no line saying wh
 [ "$(rows late@example.com)" -eq 0 ] || fail "idle ssh -T: a row was stored"
 
 drive tty
+# Ctrl-C in the middle of a password, the rest typed after it: never shown, never an answer.
+drive ctrlc
+if [ "$(rows ctrlc@example.com)" -eq 1 ]; then
+    "$SIGNUP_BIN" enable ctrlc@example.com --db "$db" >/dev/null
+    printf 'Violet-Lantern-Qx7-zq\n' | "$SIGNUP_BIN" verify ctrlc@example.com --db "$db" >/dev/null 2>&1 \
+        || fail "ctrlc: the password stored is not the one typed whole"
+else
+    fail "ctrlc: no row"
+fi
 drive many 20
 drive hangup 12
 # Each disconnect left a whole row (which verifies) or none.

@@ -59,6 +59,14 @@ def status(pid):
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 
+def type_slowly(fd, keys, gaps=(0.03, 0.2, 0.12, 0.06, 0.17, 0.09, 0.2, 0.03)):
+    """Types `keys` one at a time, 30 to 200 ms apart: a person, or a slow auto-type."""
+    for index, key in enumerate(keys):
+        if index:
+            time.sleep(gaps[index % len(gaps)])
+        os.write(fd, bytes([key]))
+
+
 if mode == "tty":
     # A sign-up at a terminal, in a window of 65535 x 65535 grown again mid-session.
     pid, fd = spawn(65535, 65535)
@@ -81,6 +89,38 @@ elif mode == "many":
     if not sizes or max(sizes) > 100 * 1024: print("FAIL many: memory per session")
     if 75 not in codes or set(codes) - {75, 255}: print("FAIL many: sessions did not end at the idle timeout")
     if signup_processes(): print("FAIL many: signup processes left")
+elif mode == "ctrlc":
+    # Ctrl-C in the middle of a password, the rest typed over the connection with its Enter: the
+    # rest never shows at the discard question nor answers it; "n" typed once it is there does,
+    # and the sign-up goes on with the password typed whole.
+    password, before, after = b"Violet-Lantern-Qx7-zq", b"Violet-Lantern-", b"Qx7-zq"
+    pid, fd = spawn(24, 80)
+    seen = read_until(fd, b"Email: ")
+    os.write(fd, b"ctrlc@example.com\r")
+    seen += read_until(fd, b"Password: ")
+    type_slowly(fd, before)
+    time.sleep(0.1)
+    os.write(fd, b"\x03")
+    time.sleep(0.06)
+    type_slowly(fd, after + b"\r")
+    question = b"Discard your answers? [y/N] "
+    seen += read_until(fd, question)
+    seen += read_until(fd, b"\0", timeout=1)  # and whatever comes by itself after it
+    followed = seen[seen.find(question) + len(question):] if question in seen else b""
+    os.write(fd, b"n\r")
+    seen += read_until(fd, b"Password: ")
+    for prompt in (b"Confirm password: ", b"[Y/n/e] "):
+        os.write(fd, password + b"\r")
+        seen += read_until(fd, prompt)
+    os.write(fd, b"y\r")
+    seen += read_until(fd, b"Account created")
+    code = status(pid)
+    shown = [after[i:i + 3].decode() for i in range(len(after) - 2) if after[i:i + 3] in seen]
+    print(f"ctrlc: exit {code}, the discard question followed by {followed!r}, pieces of the rest shown: {shown}")
+    if question not in seen or followed.strip():
+        print("FAIL ctrlc: the discard question was written on or answered by the password's rest")
+    if shown or password in seen: print("FAIL ctrlc: the password's rest was shown")
+    if code != 0 or b"Account created" not in seen: print("FAIL ctrlc: the sign-up did not go on")
 elif mode == "hangup":
     # The client vanishes at a random moment after the answer to the review (mid-hash, mid-commit).
     for i in range(count):
