@@ -1,13 +1,14 @@
 """Drives `signup --public` through the real ssh client, as a stranger would (used by ssh.sh).
 
-usage: ssh_drive.py PORT KEY DB MODE [N]; prints one line per check, "FAIL …" for a failure.
+usage: ssh_drive.py PORT USER DB MODE [N]; prints one line per check, "FAIL …" for a failure.
+The modes nocommand and noclose speak SSH through paramiko (Debian's python3-paramiko).
 """
 import os, pty, random, re, select, signal, struct, subprocess, sys, termios, time, fcntl
 
-port, key, db, mode = sys.argv[1:5]
+port, user, db, mode = sys.argv[1:5]
 count = int(sys.argv[5]) if len(sys.argv) > 5 else 1
-SSH = ["ssh", "-tt", "-q", "-i", key, "-p", port, "-o", "StrictHostKeyChecking=no",
-       "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", "root@127.0.0.1"]
+SSH = ["ssh", "-tt", "-q", "-p", port, "-o", "StrictHostKeyChecking=no",
+       "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", f"{user}@127.0.0.1"]
 PASSWORD = b"Quartz-Lantern-58"
 
 
@@ -121,6 +122,29 @@ elif mode == "ctrlc":
         print("FAIL ctrlc: the discard question was written on or answered by the password's rest")
     if shown or password in seen: print("FAIL ctrlc: the password's rest was shown")
     if code != 0 or b"Account created" not in seen: print("FAIL ctrlc: the sign-up did not go on")
+elif mode in ("nocommand", "noclose"):
+    # A client of its own making, not OpenSSH's ssh: it logs in as the recipe lets anyone, then
+    # opens a session and never gives it a command (nocommand), or runs signup and never
+    # acknowledges the end of the session (noclose). Waits at most N seconds for sshd to close the
+    # connection; prints how long it stayed open.
+    import paramiko, socket
+    transport = paramiko.Transport(socket.create_connection(("127.0.0.1", int(port))))
+    transport.start_client(timeout=10)
+    transport.auth_none(user)
+    start = time.time()
+    channel = transport.open_session()
+    if mode == "nocommand":
+        channel.get_pty()
+    else:
+        ended = []
+        paramiko.Transport._channel_handler_table[paramiko.common.MSG_CHANNEL_CLOSE] = \
+            lambda chan, message: ended.append(time.time() - start)
+        channel.exec_command("")
+    while transport.is_active() and time.time() - start < count:
+        time.sleep(0.1)
+    after = "" if mode == "nocommand" else f", signup ended after {ended[0]:.1f} s" if ended else ", signup never ended"
+    print(f"{mode}: {'open' if transport.is_active() else 'closed'} after {time.time() - start:.1f} s{after}")
+    transport.close()
 elif mode == "hangup":
     # The client vanishes at a random moment after the answer to the review (mid-hash, mid-commit).
     for i in range(count):
