@@ -27,6 +27,8 @@ enum ReadResult: Equatable {
 /// What waiting for input on the terminal and on the wake-up pipe produced.
 struct PollResult: Equatable {
     var inputReady = false
+    /// The input hung up or failed (POLLHUP, POLLERR, POLLNVAL): no key will come any more.
+    var inputEnded = false
     var wakeReady = false
     var interrupted = false
     var timedOut = false
@@ -106,6 +108,7 @@ enum Sys {
         if n == 0 { result.timedOut = true; return result }
         let anyInput = Int16(POLLIN | POLLHUP | POLLERR | POLLNVAL)
         result.inputReady = fds[0].revents & anyInput != 0
+        result.inputEnded = fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
         result.wakeReady = wake >= 0 && fds[1].revents & Int16(POLLIN) != 0
         return result
     }

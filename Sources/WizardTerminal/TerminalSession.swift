@@ -73,16 +73,21 @@ public final class TerminalSession {
     /// What `TerminalGuard` guarded before this session, put back at ``close()``.
     private let guardedBefore: (Int, Int32)
     private var closed = false
-    /// Whether the last line read was a secret: the next visible prompt waits for the rest of a paste to pass.
-    private var afterSecret = false
-    /// How long input must be quiet after a secret before a visible prompt, and the longest wait for it.
-    static let settleQuietMilliseconds: Int32 = 150
-    static let settleLimitMilliseconds = 1_000
-    /// How long input must be quiet after an error before its field is asked again, and the longest
-    /// wait for it: lines auto-typed or pasted in pieces 5–300 ms apart (a password manager's
-    /// `email⏎password⏎password⏎`) must not answer, and be echoed at, the field asked again.
-    static let errorQuietMilliseconds: Int32 = 400
-    static let errorLimitMilliseconds = 3_000
+    /// Whether the last read was of a secret, and how it ended: the next visible prompt waits for
+    /// keys typed during it to stop coming, whatever the ending; ``close()`` too when it was cut short
+    /// (Ctrl-C in a password ends the program, and the rest of it would be typed at the shell).
+    private var afterSecret = SecretEnding.none
+    private enum SecretEnding {
+        case none
+        case enter
+        case cutShort
+    }
+    /// How long no key may have come before a visible prompt that follows a secret or an error: keys
+    /// typed by a person or a machine 5–300 ms apart (the rest of a password after Ctrl-C, a
+    /// password manager's `email⏎password⏎password⏎`, a paste in pieces) are still coming.
+    static let quietMilliseconds: Int32 = 400
+    /// The longest ``close()`` waits for that quiet: it runs under no question's deadline.
+    static let closingLimitMilliseconds = 3_000
 
     /// Opens an editor on `input`, drawing on `output` (emacs keys, an in-memory history); both must be terminals.
     ///
@@ -197,7 +202,6 @@ public final class TerminalSession {
     /// line to start from, as `VisibleText.of` shows it; Enter keeps it: a line left as shown
     /// comes back as `initial` itself, byte for byte, not as its visible form.
     public func readLine(prompt: String, remember: Bool = true, initial: String = "") -> LineRead {
-        if afterSecret { settleAfterSecret() }
         let shown = VisibleText.of(initial)
         var result = read(prompt: prompt, mode: .text, historyKeys: remember, initial: shown)
         if !initial.isEmpty, case .line(let line) = result, line == shown { result = .line(initial) }
@@ -210,12 +214,13 @@ public final class TerminalSession {
 
     /// Throws away everything typed before now and not yet read, as `sudo` and `ssh` do before a
     /// prompt: keys typed before an error or a question appeared must not answer what comes next.
-    /// `untilQuiet` (after an error) goes on discarding until no key has come for 400 ms, at most
-    /// 3 s: the rest of an answer typed by a machine in pieces, not by a person who read the error.
+    /// `untilQuiet` (after an error) goes on discarding until no key has come for 400 ms, however
+    /// long keys keep coming: the rest of an answer typed in pieces, not by a person who read the
+    /// error. (A visible read after a secret waits so by itself.)
     public func discardTypeAhead(untilQuiet: Bool = false) {
         guard !closed else { return }
         if untilQuiet {
-            settle(quietMilliseconds: Self.errorQuietMilliseconds, limitMilliseconds: Self.errorLimitMilliseconds)
+            settle()
         } else {
             Sys.discardInput(input)
             source.discardPending()
@@ -227,29 +232,25 @@ public final class TerminalSession {
     /// Backspace, Ctrl-U and Ctrl-W edit it; Enter ends it; a pasted password works.
     public func readSecret(prompt: String) -> LineRead {
         ProcessHardening.apply()  // no core file, no same-user debugger, before a secret is typed
-        let line = read(prompt: prompt, mode: .secret)
-        if case .line = line { afterSecret = true }
-        return line
+        return read(prompt: prompt, mode: .secret)
     }
 
-    /// A password pasted too many times arrives in pieces (a terminal or SSH sends it 5–50 ms
-    /// apart): what comes after the secret's Enter must not answer, and be echoed at, the visible
-    /// prompt that follows. Discards input until it has been quiet for a moment, at most a second.
-    private func settleAfterSecret() {
-        afterSecret = false
-        settle(quietMilliseconds: Self.settleQuietMilliseconds, limitMilliseconds: Self.settleLimitMilliseconds)
-    }
-
-    /// Discards input until it has been quiet for `quietMilliseconds`, at most `limitMilliseconds`.
-    private func settle(quietMilliseconds: Int32, limitMilliseconds: Int) {
+    /// Discards input until no key has come for ``quietMilliseconds`` (at most `limitMilliseconds`
+    /// when given), or the terminal hangs up. The wait for a question's answer bounds it otherwise
+    /// (`--public`'s idle timeout is armed around the whole read).
+    private func settle(limitMilliseconds: Int? = nil) {
+        afterSecret = .none
         let wake = GuardState.wakeRead.load(ordering: .relaxed)
-        let deadline = Sys.monotonicMilliseconds() + limitMilliseconds
-        repeat {
+        let deadline = limitMilliseconds.map { Sys.monotonicMilliseconds() + $0 }
+        while true {
             Sys.discardInput(input)
             source.discardPending()
-            guard let polled = try? Sys.poll(input: input, wake: wake, timeoutMilliseconds: quietMilliseconds),
-                  polled.inputReady, Sys.hasInput(input) else { return }
-        } while Sys.monotonicMilliseconds() < deadline
+            guard let polled = try? Sys.poll(input: input, wake: wake, timeoutMilliseconds: Self.quietMilliseconds),
+                  !polled.timedOut, !polled.inputEnded else { return }
+            // A resize or a continue: its flag stays for the read, which redraws; the quiet starts again.
+            if polled.wakeReady { Sys.drain(wake) }
+            if let deadline, Sys.monotonicMilliseconds() >= deadline { break }
+        }
         Sys.discardInput(input)
         source.discardPending()
     }
@@ -264,9 +265,11 @@ public final class TerminalSession {
     /// Ends libedit and the history, puts back the terminal mode found at `init` and closes `/dev/tty` if it opened it; safe to call twice.
     public func close() {
         guard !closed else { return }
-        closed = true
         // Keys typed while the program worked must not reach the shell after it (a password typed
-        // too late would be echoed there, or run as a command).
+        // too late would be echoed there, or run as a command); after a secret (Ctrl-C in a password
+        // ends the program), neither may the rest of it, still being typed.
+        if afterSecret == .cutShort { settle(limitMilliseconds: Self.closingLimitMilliseconds) }
+        closed = true
         Sys.discardInput(input)
         editor?.end()
         history?.end()
@@ -297,6 +300,14 @@ public final class TerminalSession {
 
     private func read(prompt: String, mode: LineSource.Mode, historyKeys: Bool = false, initial: String = "") -> LineRead {
         guard !closed, editor != nil || scrolling != nil else { return .endOfInput }
+        // The one door from a secret to anything visible: keys typed during a secret (the rest of
+        // a password after Ctrl-C, a paste in pieces after its Enter) never answer, nor show at, a
+        // visible prompt, whatever it is and however the secret's read ended.
+        if mode == .secret {
+            afterSecret = .cutShort  // until it ends with Enter
+        } else if afterSecret != .none {
+            settle()
+        }
         source.setPrompt(prompt)
         // The window may have grown beyond the bound since the session began (an SSH client's
         // window-change): el_gets would read and allocate it, so this line goes to the scrolling editor.
@@ -322,6 +333,7 @@ public final class TerminalSession {
         switch (line, source.ending) {
         case (let line?, nil):
             if mode == .secret {
+                afterSecret = .enter
                 guard let secret = source.takeSecret() else { return .unreadable(.invalidUTF8) }
                 return .line(secret)
             }

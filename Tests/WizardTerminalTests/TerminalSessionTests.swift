@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import SignupCore
 import Testing
@@ -139,6 +140,32 @@ private final class PseudoTerminalPair {
                 try TerminalSession.controllingTerminal(programName: "test")
             }
         }
+    }
+
+    /// Keys still coming after a secret's read ended, however it ended, never reach the visible read
+    /// that follows (a person finishing a password: keys 30–200 ms apart): it reads only what is
+    /// typed once they stopped.
+    @Test(arguments: [false, true], ["\u{FF}\r", "\u{04}"])
+    func keysStillComingAfterASecretNeverAnswerTheNextVisibleRead(escapeSequences: Bool, ending: String) throws {
+        let pair = try PseudoTerminalPair()
+        let session = try TerminalSession(programName: "test", escapeSequences: escapeSequences, input: pair.slave, output: pair.slave)
+        defer { session.close() }
+        // "\u{FF}" stands for the byte 0xFF: not UTF-8.
+        let endingBytes = ending.unicodeScalars.map { UInt8($0.value) }
+        _ = endingBytes.withUnsafeBytes { write(pair.master, $0.baseAddress, $0.count) }
+        #expect(session.readSecret(prompt: "Password: ") == (ending == "\u{04}" ? .endOfInput : .unreadable(.invalidUTF8)))
+        let master = pair.master
+        let typist = Thread {
+            for (index, key) in "Qx7-zq\r".utf8.enumerated() {
+                usleep([30, 200, 120, 60, 170, 90, 200][index % 7] * 1000)
+                _ = [key].withUnsafeBytes { write(master, $0.baseAddress, 1) }
+            }
+            usleep(700_000)
+            _ = "Ada\r".withCString { write(master, $0, 4) }
+        }
+        typist.start()
+        #expect(session.readLine(prompt: "Name: ") == .line("Ada"))
+        #expect(!pair.output(waitingFor: "Ada").contains("Qx7"))
     }
 
     @Test func errorsSayWhatFailed() {
