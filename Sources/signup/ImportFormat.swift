@@ -2,13 +2,14 @@ import FoundationEssentials
 import SignupCore
 import WizardTerminal
 
-/// The rows of an import file, read one record at a time: CSV (RFC 4180, with the header
+/// The rows of an import file, read one record at a time: CSV (RFC 4180 quoting, with the header
 /// `email,password` or `email,password_hash`) or JSON Lines (one object a line), told apart by
-/// the first line. Every size is bounded: a line by ``LineInput/limit``, a quoted CSV field that
-/// spans lines by the same limit for the whole record.
+/// the first line. Every record is one physical line, at most ``LineInput/limit`` bytes: no email
+/// or password may hold a line break, so a field never spans lines, and a quote left open cannot
+/// take the rows after it along.
 struct RecordReader {
     enum Record {
-        /// A row: its first line's number, the email and the password (or PHC hash) as written.
+        /// A row: its line's number, the email and the password (or PHC hash) as written.
         case row(line: Int, email: String, secret: String, isHash: Bool)
         /// A line that is no row: its number and the code that says why.
         case problem(line: Int, code: String)
@@ -38,10 +39,10 @@ struct RecordReader {
                     format = .jsonLines
                     return Self.jsonRecord(text, line: line)
                 }
-                let header = Self.csvFields(text)?.map { $0.trimmingBlanks().lowercased() }
-                switch header {
-                case ["email", "password"]?: format = .csv(isHash: false)
-                case ["email", "password_hash"]?: format = .csv(isHash: true)
+                let header = try? Self.csvFields(text).get()
+                switch (header?.email.trimmingBlanks().lowercased(), header?.secret.trimmingBlanks().lowercased()) {
+                case ("email"?, "password"?): format = .csv(isHash: false)
+                case ("email"?, "password_hash"?): format = .csv(isHash: true)
                 default:
                     format = .unusable
                     return .problem(line: line, code: "header.invalid (the first line must be email,password or email,password_hash, or a JSON object)")
@@ -49,20 +50,10 @@ struct RecordReader {
             case .jsonLines:
                 return Self.jsonRecord(text, line: line)
             case .csv(let isHash):
-                var record = text
-                // A quoted field holds a line break while its quotes are open (an odd count so far).
-                while record.utf8.count(where: { $0 == UInt8(ascii: "\"") }) % 2 == 1 {
-                    guard let (_, next) = nextLine(), let more = next, record.utf8.count + more.utf8.count < LineInput.limit else {
-                        return .problem(line: line, code: "csv.unterminatedQuote")
-                    }
-                    record += "\n" + more
+                switch Self.csvFields(text) {
+                case .success(let fields): return .row(line: line, email: fields.email, secret: fields.secret, isHash: isHash)
+                case .failure(let problem): return .problem(line: line, code: problem.code)
                 }
-                guard var fields = Self.csvFields(record) else { return .problem(line: line, code: "csv.malformed") }
-                // An email holds no comma, and a PHC hash always does (`m=…,t=…,p=…`): in a row
-                // without quotes, everything after the first comma is the second field.
-                if fields.count > 2 && !record.contains("\"") { fields = [fields[0], fields.dropFirst().joined(separator: ",")] }
-                guard fields.count == 2 else { return .problem(line: line, code: "csv.fieldCount") }
-                return .row(line: line, email: fields[0], secret: fields[1], isHash: isHash)
             }
         }
     }
@@ -78,50 +69,72 @@ struct RecordReader {
         }
     }
 
-    /// The fields of one CSV record (RFC 4180: `"` quotes a field, `""` inside it is a quote), or
-    /// nil when a quote appears inside an unquoted field or a quoted field does not end at a comma.
-    static func csvFields(_ record: String) -> [String]? {
-        var fields: [String] = []
-        var field = ""
-        var quoted = false
-        var afterQuote = false
-        var iterator = record.makeIterator()
-        var fieldStart = true
-        while let character = iterator.next() {
-            if quoted {
-                if character == "\"" {
-                    quoted = false
-                    afterQuote = true
-                } else {
-                    field.append(character)
-                }
-                continue
-            }
-            switch character {
-            case "\"" where fieldStart:
-                quoted = true
-                fieldStart = false
-            case "\"" where afterQuote:
-                // `""` inside a quoted field: one quote, and the field goes on.
-                field.append("\"")
-                quoted = true
-                afterQuote = false
-            case "\"":
-                return nil
-            case ",":
-                fields.append(field)
-                field = ""
-                fieldStart = true
-                afterQuote = false
-            default:
-                if afterQuote { return nil }
-                field.append(character)
-                fieldStart = false
+    /// Why a CSV line is no row; `code` is what the report shows.
+    enum CSVProblem: Error, Equatable {
+        /// A quoted field whose closing quote is not on its line.
+        case unterminatedQuote
+        /// Text right after a quoted field's closing quote, other than the comma before the next field.
+        case textAfterQuote
+        /// One field only, or a third after a quoted password.
+        case fieldCount
+
+        var code: String {
+            switch self {
+            case .unterminatedQuote: "csv.unterminatedQuote"
+            case .textAfterQuote: "csv.malformed"
+            case .fieldCount: "csv.fieldCount"
             }
         }
-        if quoted { return nil }
-        fields.append(field)
-        return fields
+    }
+
+    /// The two fields of one CSV line. RFC 4180 quoting applies to a field that begins with `"`:
+    /// it ends at the next lone `"` (`""` inside it is one quote), which must end the line or come
+    /// right before the comma. A quote anywhere else is an ordinary character. The email ends at
+    /// the first comma (an address holds none); everything after it is the password or hash,
+    /// commas included, so an unquoted PHC hash (`m=…,t=…,p=…`) is one field.
+    static func csvFields(_ line: String) -> Result<(email: String, secret: String), CSVProblem> {
+        // Quotes and commas are ASCII: scanning the UTF-8 bytes splits only between characters.
+        let text = Array(line.utf8)[...]
+        let email: ArraySlice<UInt8>
+        let rest: ArraySlice<UInt8>
+        if text.first == quote {
+            guard let (field, after) = quotedField(text) else { return .failure(.unterminatedQuote) }
+            guard let next = after.first else { return .failure(.fieldCount) }
+            guard next == comma else { return .failure(.textAfterQuote) }
+            (email, rest) = (field, after.dropFirst())
+        } else {
+            guard let at = text.firstIndex(of: comma) else { return .failure(.fieldCount) }
+            (email, rest) = (text[..<at], text[(at + 1)...])
+        }
+        let string = { (bytes: ArraySlice<UInt8>) in String(decoding: bytes, as: UTF8.self) }
+        guard rest.first == quote else { return .success((string(email), string(rest))) }
+        guard let (secret, after) = quotedField(rest) else { return .failure(.unterminatedQuote) }
+        switch after.first {
+        case nil: return .success((string(email), string(secret)))
+        case comma: return .failure(.fieldCount)
+        default: return .failure(.textAfterQuote)
+        }
+    }
+
+    private static let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ",")
+
+    /// The content of the quoted field `text` starts with (each `""` made one quote) and what
+    /// follows its closing quote; nil when the line ends before the closing quote.
+    private static func quotedField(_ text: ArraySlice<UInt8>) -> (ArraySlice<UInt8>, ArraySlice<UInt8>)? {
+        var field: [UInt8] = []
+        var index = text.startIndex + 1
+        while index < text.endIndex {
+            let byte = text[index]
+            index += 1
+            guard byte == quote else {
+                field.append(byte)
+                continue
+            }
+            guard index < text.endIndex, text[index] == quote else { return (field[...], text[index...]) }
+            field.append(quote)
+            index += 1
+        }
+        return nil
     }
 
     /// One JSON Lines object: `email` and `password` or `password_hash`, all strings, and no other key

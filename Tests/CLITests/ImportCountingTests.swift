@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// `signup import` accounts for every line of its file: created + updated + already there +
+/// rejected is the number of data rows, each rejected row is reported by its own line number,
+/// and no open quote takes the rows after it along.
+@Suite struct ImportCountingTests {
+    /// A file of `count` rows, `user0@example.com` to `user{count-1}`, each with its own password.
+    static func rows(_ count: Int, header: String = "email,password") -> [String] {
+        [header] + (0..<count).map { "user\($0)@example.com,Harbor-Tulip-\($0)-Kite" }
+    }
+
+    /// The numbers of the lines reported as `line N…: codes` on standard error.
+    static func reportedLines(_ stderr: String) -> [Int] {
+        stderr.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("line "), !line.hasSuffix("(skipped)") else { return nil }
+            return Int(line.dropFirst(5).prefix { $0.isNumber })
+        }
+    }
+
+    @Test func aQuoteInsideAnUnquotedPasswordIsPartOfIt() {
+        let box = Sandbox()
+        var rows = Self.rows(300)
+        rows[3] = #"user2@example.com,Harbor"Tulip-2-Kite"#
+        let run = box.run(["import", box.file("quote.csv", Data((rows.joined(separator: "\n") + "\n").utf8)), "--db", box.db,
+                           "--policy-file", box.cheapPolicy, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.json["created"] as? Int == 300 && run.json["rejected"] as? Int == 0, "\(run.stdout)")
+        #expect(box.run(["verify", "user2@example.com", "--db", box.db], input: lines(#"Harbor"Tulip-2-Kite"# + "\n")).status == 0)
+    }
+
+    @Test func anUnterminatedQuoteRejectsItsOwnLineOnly() {
+        let box = Sandbox()
+        var rows = Self.rows(300)
+        rows[3] = #""user2@example.com,Harbor-Tulip-2-Kite"#
+        rows[5] = #"user4@example.com,"Harbor-Tulip-4-Kite"#
+        let run = box.run(["import", box.file("open.csv", Data((rows.joined(separator: "\n") + "\n").utf8)), "--db", box.db,
+                           "--policy-file", box.cheapPolicy, "--json"], secrets: ["Harbor-Tulip-2-Kite", "Harbor-Tulip-4-Kite"])
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.json["created"] as? Int == 298 && run.json["rejected"] as? Int == 2, "\(run.stdout)")
+        #expect(run.stderr.contains("line 4: csv.unterminatedQuote\n") && run.stderr.contains("line 6: csv.unterminatedQuote\n"), "\(run.stderr)")
+        #expect(box.accounts().count == 298)
+    }
+
+    @Test func everyLineIsCountedOnceAndEachRejectedLineIsReportedByItsNumber() {
+        let box = Sandbox()
+        #expect(box.run(["--db", box.db], input: lines("taken@example.com\n\(goodPassword)\n\(goodPassword)\n")).status == 0)
+        let file: [(String, rejected: Bool)] = [
+            ("email,password", false),
+            ("ok1@example.com,Harbor-Tulip-1-Kite", false),
+            (#""ok2@example.com","Harbor-Tulip-2-Kite""#, false),
+            (#""open@example.com,Harbor-Tulip-3-Kite"#, true),
+            (#""after@example.com"x,Harbor-Tulip-4-Kite"#, true),
+            ("one-field-only", true),
+            (#"ok5@example.com,"Harbor-Tulip-5-Kite",third"#, true),
+            (#"ok6@example.com,Har"bor-Tulip-6-Kite"#, false),
+            ("", false),
+            (#"ok7@example.com,"Harbor-Tulip-7-Kite"#, true),
+            ("TAKEN@example.com,Harbor-Tulip-8-Kite", false),
+            ("weak@example.com,password", true),
+            ("ok9@example.com,Harbor-Tulip-9-Kite,with,commas", false),
+        ]
+        var bytes = Data(file.map(\.0).joined(separator: "\n").utf8)
+        bytes += Data([0x0A, 0xFF, 0xFE, 0x0A])  // a line that is not UTF-8
+        let run = box.run(["import", box.file("messy.csv", bytes), "--db", box.db, "--policy-file", box.cheapPolicy, "--json"],
+                          secrets: ["Harbor-Tulip-3-Kite", "Harbor-Tulip-7-Kite"])
+        #expect(run.status == 65, "\(run.stderr)")
+        let counts = ["created", "updated", "taken", "rejected"].map { run.json[$0] as? Int ?? -1 }
+        let dataRows = file.dropFirst().filter { !$0.0.isEmpty }.count + 1
+        #expect(counts.reduce(0, +) == dataRows, "\(run.stdout)")
+        #expect(counts == [4, 0, 1, 7], "\(run.stdout)")
+        let rejected = file.indices.filter { file[$0].rejected }.map { $0 + 1 } + [file.count + 1]
+        #expect(Self.reportedLines(run.stderr) == rejected, "\(run.stderr)")
+    }
+}
+
+extension Sandbox {
+    /// A policy file with the lowest Argon2 costs a policy may set: for tests of what is counted, not of the hash.
+    var cheapPolicy: String {
+        file("cheap-policy.json", Data(#"{"base": "standard", "argon2": {"memoryKiB": 7168, "iterations": 1, "parallelism": 1}}"#.utf8))
+    }
+}
