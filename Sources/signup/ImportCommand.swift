@@ -228,20 +228,26 @@ struct ImportRun {
             row.password = Secret(password)
         }
         guard codes.isEmpty else {
-            reject(line: line, email: email, codes: codes)
+            reject(line: line, email: Self.showable(email, codes: codes, besides: secret), codes: codes)
             return nil
         }
         return row
     }
 
+    /// The email to show beside a rejected row's line number, or nil. Only an address that passed
+    /// every email rule is shown, and not when the row's other field is an address too (columns
+    /// swapped: the "email" is then the password). A row split at the wrong place or joined
+    /// (`email:password`, a tab, a semicolon) puts part of its password into the email column,
+    /// which then fails the email's rules, and a quoted field is one field: so no part of a
+    /// password or hash is ever shown, only the line number and the codes.
+    static func showable(_ email: String, codes: [String], besides secret: String) -> String? {
+        guard !codes.contains(where: { $0.hasPrefix("email.") }), EmailSyntax.check(secret.trimmingBlanks()) != .valid else { return nil }
+        return email
+    }
+
     private mutating func reject(line: Int, email: String?, codes: [String]) {
         summary.rejected += 1
-        // A row split at the wrong delimiter (a tab, a semicolon) puts its password into the
-        // "email": an invalid address holding white space, a control character or another
-        // delimiter is not shown, so that part of a password never reaches the screen or a log.
-        let mayHoldMore = codes.contains { $0.hasPrefix("email.") }
-            && (email ?? "").unicodeScalars.contains { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F || ";|".unicodeScalars.contains($0) }
-        let shown = mayHoldMore ? " " + Translation.signup(Translation.english("(the email is not shown: it may hold more of the row)")) : email.map { " \(VisibleText.of($0))" } ?? ""
+        let shown = email.map { " \(VisibleText.of($0))" } ?? ""
         IO.write((progress ? "\r" : "") + Translation.signup(Translation.english("line {line}{email}: {codes}", ["line": "\(line)", "email": shown, "codes": codes.joined(separator: ", ")])) + "\n", to: 2)
     }
 
