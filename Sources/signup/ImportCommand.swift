@@ -149,6 +149,8 @@ struct ImportRun {
     private var store: (any AccountBackend)?
     private var opened = false
     private var started = DispatchTime.now()
+    /// Each email key among the rows that passed their checks, with its first line.
+    private var seen = Set<SeenKey>()
 
     init(location: StoreLocation, policy: PasswordPolicy, update: Bool, dryRun: Bool, progress: Bool, total: Int?) {
         self.total = total
@@ -186,7 +188,7 @@ struct ImportRun {
             case .problem(let line, let text):
                 reject(line: line, email: nil, codes: [text])
             case .row(let line, let email, let secret, let isHash):
-                if let row = check(line: line, email: email, secret: secret, isHash: isHash, form: form) {
+                if let row = check(line: line, email: email, secret: secret, isHash: isHash, form: form), isFirst(row, secret: secret) {
                     batch.append(row)
                 }
             }
@@ -228,10 +230,23 @@ struct ImportRun {
             row.password = Secret(password)
         }
         guard codes.isEmpty else {
-            reject(line: line, email: Self.showable(email, codes: codes, besides: secret), codes: codes)
+            let emailPassed = !codes.contains { $0.hasPrefix("email.") }
+            reject(line: line, email: Self.showable(email, emailPassed: emailPassed, besides: secret), codes: codes)
             return nil
         }
         return row
+    }
+
+    /// Whether `row` is the first row of the file with its email's key; a later one is rejected
+    /// (`email.duplicate`, naming the first line), in a dry run as in a real one: which of two
+    /// passwords an account should get is the file's author's to say, and two accounts of an
+    /// earlier system that became one key must not merge unnoticed.
+    private mutating func isFirst(_ row: Row, secret: String) -> Bool {
+        let (isNew, first) = seen.insert(SeenKey(AccountStore.key(forEmail: row.email), line: row.line))
+        if isNew { return true }
+        let code = Translation.english("email.duplicate (the email of line {first})", ["first": "\(first.line)"])
+        reject(line: row.line, email: Self.showable(row.email, emailPassed: true, besides: secret), codes: [Translation.signup(code)])
+        return false
     }
 
     /// The email to show beside a rejected row's line number, or nil. Only an address that passed
@@ -240,8 +255,8 @@ struct ImportRun {
     /// (`email:password`, a tab, a semicolon) puts part of its password into the email column,
     /// which then fails the email's rules, and a quoted field is one field: so no part of a
     /// password or hash is ever shown, only the line number and the codes.
-    static func showable(_ email: String, codes: [String], besides secret: String) -> String? {
-        guard !codes.contains(where: { $0.hasPrefix("email.") }), EmailSyntax.check(secret.trimmingBlanks()) != .valid else { return nil }
+    static func showable(_ email: String, emailPassed: Bool, besides secret: String) -> String? {
+        guard emailPassed, EmailSyntax.check(secret.trimmingBlanks()) != .valid else { return nil }
         return email
     }
 
@@ -349,5 +364,33 @@ private final class HashSlots: Sendable {
 
     func set(_ index: Int, _ value: PasswordHash?) {
         slots.withLock { $0[index] = value }
+    }
+}
+
+/// What a run keeps of each email key it has seen, to find the file's own duplicates: 96 bits
+/// of the key, from two differently seeded hashes, and the line it was first on. 16 bytes,
+/// whatever the email's length. Two keys share a digest with odds of about n²/2⁹⁷ for n keys
+/// (one in 10¹⁷ for a million rows).
+struct SeenKey: Hashable {
+    private let high: UInt64
+    private let low: UInt32
+    /// The line the key was first on; equality and hashing ignore it. A line past 2³²−1 is kept as that.
+    let line: UInt32
+
+    init(_ key: String, line: Int) {
+        var first = Hasher(), second = Hasher()
+        first.combine(0 as UInt8)
+        second.combine(1 as UInt8)
+        first.combine(key)
+        second.combine(key)
+        (high, low) = (UInt64(truncatingIfNeeded: first.finalize()), UInt32(truncatingIfNeeded: second.finalize()))
+        self.line = UInt32(clamping: line)
+    }
+
+    static func == (a: SeenKey, b: SeenKey) -> Bool { a.high == b.high && a.low == b.low }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(high)
+        hasher.combine(low)
     }
 }

@@ -72,6 +72,35 @@ import Testing
         let rejected = file.indices.filter { file[$0].rejected }.map { $0 + 1 } + [file.count + 1]
         #expect(Self.reportedLines(run.stderr) == rejected, "\(run.stderr)")
     }
+
+    /// A dry run said "would create 3" for a file whose real run created 1: it did not count the
+    /// file's own duplicates. Both now count them one way: a later row with an email key an
+    /// earlier row has is rejected, naming that line, whatever the run.
+    @Test(arguments: AccountLifeCommandTests.Store.available, [false, true])
+    func aDryRunCountsEveryRowAsTheRealRunDoes(store: AccountLifeCommandTests.Store, update: Bool) {
+        let fixture = AccountLifeCommandTests.Fixture(store)  // alice@example.com is there
+        let csv = """
+            email,password
+            a@example.com,Harbor-Tulip-1-Kite
+            A@example.com,Harbor-Tulip-2-Kite
+            b@example.com,Harbor-Tulip-3-Kite
+            a@EXAMPLE.com,Harbor-Tulip-1-Kite
+            alice@example.com,Harbor-Tulip-4-Kite
+
+            """
+        let file = fixture.sandbox.file("dup.csv", Data(csv.utf8))
+        let options = ["import", file, "--policy-file", fixture.sandbox.cheapPolicy, "--json"] + (update ? ["--update"] : [])
+        let dry = fixture.run(options + ["--dry-run"])
+        let real = fixture.run(options)
+        let counts = { (run: Run) in ["created", "updated", "taken", "rejected"].map { run.json[$0] as? Int ?? -1 } }
+        #expect(counts(real) == (update ? [2, 1, 0, 2] : [2, 0, 1, 2]), "\(real.stdout)")
+        #expect(counts(dry) == counts(real), "\(dry.stdout)")
+        #expect(real.status == 65 && dry.status == 65)
+        #expect(real.stderr.contains("line 3 A@example.com: email.duplicate (the email of line 2)\n"), "\(real.stderr)")
+        #expect(real.stderr.contains("line 5 a@EXAMPLE.com: email.duplicate (the email of line 2)\n"), "\(real.stderr)")
+        #expect(dry.stderr == real.stderr)
+        #expect(fixture.verify("a@example.com", "Harbor-Tulip-1-Kite") == 0)
+    }
 }
 
 extension Sandbox {
