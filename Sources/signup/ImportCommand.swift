@@ -112,17 +112,18 @@ extension ImportCommand {
 struct ImportSummary {
     var created = 0
     var updated = 0
-    var taken = 0
+    /// Rows whose account was there already and was left as it is: one line of report for all.
+    var alreadyThere = LineRanges()
     var rejected = 0
     var storageFailure: String?
 
     func show(json: Bool, dryRun: Bool) {
         if json {
             var members: [(String, Any)] = [("status", storageFailure == nil ? "imported" : "storage_error")]
-            members += [("created", created), ("updated", updated), ("taken", taken), ("rejected", rejected), ("dry_run", dryRun)]
+            members += [("created", created), ("updated", updated), ("taken", alreadyThere.count), ("rejected", rejected), ("dry_run", dryRun)]
             IO.write(JSONText.object(members) + "\n", to: 1)
         } else {
-            let counts = ["created": "\(created)", "updated": "\(updated)", "taken": "\(taken)", "rejected": "\(rejected)"]
+            let counts = ["created": "\(created)", "updated": "\(updated)", "taken": "\(alreadyThere.count)", "rejected": "\(rejected)"]
             let line = dryRun
                 ? Translation.english("Dry run, nothing was stored: would create {created}, update {updated}; already there {taken}, rejected {rejected}", counts)
                 : Translation.english("Imported: created {created}, updated {updated}, already there {taken}, rejected {rejected}", counts)
@@ -131,8 +132,35 @@ struct ImportSummary {
     }
 }
 
-/// The import's pipeline: rows read and checked one at a time, hashed a batch at a time on
-/// every core, each batch stored in one transaction. Memory holds one batch, whatever the file's length.
+/// Line numbers counted, and the first few kept as ranges (`2-257, 300`), for a report of one line
+/// however many there are.
+struct LineRanges {
+    private(set) var count = 0
+    private var ranges: [ClosedRange<Int>] = []
+    private var more = false
+    /// The ranges shown; after them, "…".
+    static let shown = 5
+
+    mutating func add(_ line: Int) {
+        count += 1
+        if let last = ranges.last, last.upperBound + 1 == line {
+            ranges[ranges.count - 1] = last.lowerBound...line
+        } else if ranges.count < Self.shown {
+            ranges.append(line...line)
+        } else {
+            more = true
+        }
+    }
+
+    /// `2-257, 300, …`
+    var text: String {
+        ranges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ", ") + (more ? ", …" : "")
+    }
+}
+
+/// The import's pipeline: rows read and checked one at a time; a batch at a time looked up in the
+/// store, hashed on every core (only what is to be written) and stored in one transaction.
+/// Memory holds one batch and 16 bytes for each row seen (``SeenKey``).
 struct ImportRun {
     /// Rows a transaction stores, and a batch hashes: enough to keep every core busy and a
     /// commit's cost small, few enough that an interrupted run loses little work.
@@ -192,10 +220,15 @@ struct ImportRun {
                     batch.append(row)
                 }
             }
-            if batch.count == Self.batchSize { store(&batch) }
+            if batch.count == Self.batchSize { settle(&batch) }
         }
-        if !batch.isEmpty && summary.storageFailure == nil { store(&batch) }
+        if !batch.isEmpty && summary.storageFailure == nil { settle(&batch) }
         if progress { IO.write("\n", to: 2) }
+        if summary.alreadyThere.count > 0 {
+            let text = Translation.english("Already there, not changed: {count} (lines {lines})",
+                                           ["count": "\(summary.alreadyThere.count)", "lines": summary.alreadyThere.text])
+            IO.write(Translation.signup(text) + "\n", to: 2)
+        }
         if let code = input.readError {
             let reason = ["reason": String(cString: strerror(code))]
             IO.write("error: " + Translation.signup(summary.created + summary.updated > 0
@@ -266,77 +299,127 @@ struct ImportRun {
         IO.write((progress ? "\r" : "") + Translation.signup(Translation.english("line {line}{email}: {codes}", ["line": "\(line)", "email": shown, "codes": codes.joined(separator: ", ")])) + "\n", to: 2)
     }
 
-    /// Hashes the batch on every core, then stores it in one transaction (a dry run only asks
-    /// which emails are taken), reports taken emails, and empties the batch.
-    private mutating func store(_ batch: inout [Row]) {
+    /// What a batch's row will be, from one look-up of its email before anything is hashed.
+    private enum Plan {
+        /// No account has the email: hash the password and create it.
+        case create
+        /// An account has it and, without `--update`, keeps it as it is.
+        case alreadyThere
+        /// `--update` and an account has it, with this stored hash: changed, unless the hash is
+        /// already this row's (the row's own PHC string, or one its password verifies against).
+        case update(stored: String)
+    }
+
+    /// What the work on every core decided for a row.
+    private enum Decision {
+        case alreadyThere
+        /// To be written: its hash, or nil in a dry run, which hashes nothing.
+        case write(PasswordHash?)
+        /// The password could not be hashed (memory ran out).
+        case unhashable
+    }
+
+    /// Settles a batch, in a dry run as in a real one: looks up every row's email, decides on
+    /// every core what each row is (checking an update against its stored hash, and, in a real
+    /// run, hashing what is written), then counts each row; a real run writes what it decided
+    /// in one transaction first. Rows already there are never hashed. Empties the batch.
+    private mutating func settle(_ batch: inout [Row]) {
         defer { batch.removeAll(keepingCapacity: true) }
-        if !opened {
-            opened = true
+        let plans: [Plan]
+        do throws(StoreError) {
+            plans = try lookUp(batch)
+        } catch {
+            summary.storageFailure = error.description
+            return
+        }
+        let decisions = Self.decide(batch, plans, hashing: !dryRun, costs: policy.argon2)
+        var writes: [(index: Int, hash: PasswordHash?)] = []
+        for (index, (row, decision)) in zip(batch, decisions).enumerated() {
+            switch decision {
+            case .alreadyThere: break
+            case .write(let hash): writes.append((index, hash))
+            case .unhashable:
+                summary.storageFailure = "a password could not be hashed (line \(row.line))"
+                return
+            }
+        }
+        var outcomes = [BatchOutcome?](repeating: nil, count: batch.count)
+        if dryRun {
+            for write in writes {
+                if case .update = plans[write.index] { outcomes[write.index] = .updated } else { outcomes[write.index] = .created(id: 0) }
+            }
+        } else if let store, !writes.isEmpty {
+            let accounts = writes.compactMap { write in write.hash.map { (write.index, NewAccount(email: batch[write.index].email, passwordHash: $0)) } }
             do throws(StoreError) {
-                store = dryRun ? try location.openExisting() : try location.openForWriting()
+                let stored = try store.insertBatch(accounts.map(\.1), update: update, at: Date())
+                for ((index, _), outcome) in zip(accounts, stored) { outcomes[index] = outcome }
             } catch {
                 summary.storageFailure = error.description
                 return
             }
         }
-        if dryRun {
-            for row in batch {
-                let taken: Bool
-                do throws(StoreError) {
-                    taken = try store?.isTaken(email: row.email) ?? false
-                } catch {
-                    summary.storageFailure = error.description
-                    return
-                }
-                if !taken { summary.created += 1 } else if update { summary.updated += 1 } else { takenRow(row) }
-            }
-            return
-        }
-        let hashes = Self.hashAll(batch, costs: policy.argon2)
-        var accounts: [NewAccount] = []
-        for (row, hash) in zip(batch, hashes) {
-            guard let hash else {
-                summary.storageFailure = "a password could not be hashed (line \(row.line))"
-                return
-            }
-            accounts.append(NewAccount(email: row.email, passwordHash: hash))
-        }
-        let outcomes: [BatchOutcome]
-        do throws(StoreError) {
-            guard let store else { return }
-            outcomes = try store.insertBatch(accounts, update: update, at: Date())
-        } catch {
-            summary.storageFailure = error.description
-            return
-        }
         for (row, outcome) in zip(batch, outcomes) {
             switch outcome {
-            case .created: summary.created += 1
-            case .updated: summary.updated += 1
-            case .taken: takenRow(row)
+            case .created?: summary.created += 1
+            case .updated?: summary.updated += 1
+            // Already there when looked up, or created by another writer since.
+            case .taken?, nil: summary.alreadyThere.add(row.line)
             }
         }
         showProgress()
     }
 
-    private mutating func takenRow(_ row: Row) {
-        summary.taken += 1
-        IO.write((progress ? "\r" : "") + Translation.signup(Translation.english("line {line} {email}: email.taken (skipped)", ["line": "\(row.line)", "email": VisibleText.of(row.email)])) + "\n", to: 2)
+    /// Each row's plan, from one look-up of its email (the store is opened at the first batch:
+    /// a dry run opens only an existing one, and with none every row is created).
+    private mutating func lookUp(_ batch: [Row]) throws(StoreError) -> [Plan] {
+        if !opened {
+            opened = true
+            store = dryRun ? try location.openExisting() : try location.openForWriting()
+        }
+        guard let store else { return batch.map { _ in .create } }
+        var plans: [Plan] = []
+        plans.reserveCapacity(batch.count)
+        for row in batch {
+            if update {
+                plans.append(try store.passwordHash(forEmail: row.email).map { .update(stored: $0) } ?? .create)
+            } else {
+                plans.append(try store.isTaken(email: row.email) ? .alreadyThere : .create)
+            }
+        }
+        return plans
     }
 
-    /// Each row's hash (its own, or its password's), computed on every core at once.
-    private static func hashAll(_ batch: [Row], costs: PasswordPolicy.Argon2Costs) -> [PasswordHash?] {
-        let results = HashSlots(count: batch.count)
+    /// What each row is, worked out on every core at once: an update whose stored hash is already
+    /// the row's is already there (one Argon2 verification for a password); with `hashing`, each
+    /// password to write is hashed.
+    private static func decide(_ batch: [Row], _ plans: [Plan], hashing: Bool, costs: PasswordPolicy.Argon2Costs) -> [Decision] {
+        let results = Slots<Decision>(count: batch.count, initial: .unhashable)
         DispatchQueue.concurrentPerform(iterations: batch.count) { index in
             let row = batch[index]
-            results.set(index, row.hash ?? row.password.flatMap { try? PasswordHasher.hash($0, costs: costs) })
+            let decision: Decision
+            switch plans[index] {
+            case .alreadyThere:
+                decision = .alreadyThere
+            case .update(let stored) where row.hash.map({ $0.phc == stored })
+                    ?? (PasswordHasher.check(row.password ?? Secret(""), against: stored) == .matches):
+                decision = .alreadyThere
+            case .create, .update:
+                if let hash = row.hash {
+                    decision = .write(hash)
+                } else if !hashing {
+                    decision = .write(nil)
+                } else {
+                    decision = (try? PasswordHasher.hash(row.password ?? Secret(""), costs: costs)).map(Decision.write) ?? .unhashable
+                }
+            }
+            results.set(index, decision)
         }
         return results.values
     }
 
     private func showProgress() {
         guard progress else { return }
-        let done = summary.created + summary.updated + summary.taken + summary.rejected
+        let done = summary.created + summary.updated + summary.alreadyThere.count + summary.rejected
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         let rate = seconds > 0 ? Double(done) / seconds : 0
         let text: String
@@ -354,15 +437,15 @@ struct ImportRun {
     }
 }
 
-/// Where concurrent hashing puts its results: each slot written by one iteration only.
-private final class HashSlots: Sendable {
-    private let slots: Mutex<[PasswordHash?]>
+/// Where work on every core puts its results: each slot written by one iteration only.
+private final class Slots<Value: Sendable>: Sendable {
+    private let slots: Mutex<[Value]>
 
-    init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
+    init(count: Int, initial: Value) { slots = Mutex(Array(repeating: initial, count: count)) }
 
-    var values: [PasswordHash?] { slots.withLock { $0 } }
+    var values: [Value] { slots.withLock { $0 } }
 
-    func set(_ index: Int, _ value: PasswordHash?) {
+    func set(_ index: Int, _ value: Value) {
         slots.withLock { $0[index] = value }
     }
 }
