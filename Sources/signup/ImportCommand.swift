@@ -33,7 +33,7 @@ struct ImportCommand: ParsableCommand {
             Exit codes: 0 every row created, updated or already there, 64 usage, 65 some rows were \
             rejected (the others were imported), 66 the file cannot be read, 74 storage failure (the \
             transactions committed before it stay: go on with the --from-line it names), 130 \
-            stopped by SIGINT (143 SIGTERM, 129 SIGHUP, 131 SIGQUIT), likewise.
+            stopped by SIGINT (143 SIGTERM, 129 SIGHUP, 131 SIGQUIT), after naming the --from-line to go on with.
             """, ["batch": "\(ImportRun.batchSize)"])
     )
 
