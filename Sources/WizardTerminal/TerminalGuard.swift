@@ -158,6 +158,16 @@ public enum TerminalGuard {
         dieBySignal(sig)
     }
 
+    /// The signal held back since ``holdSignals()``, if one arrived; asking does not release it.
+    ///
+    /// A long job that holds signals throughout (an import of many batches) polls it, ends at a
+    /// point where nothing is half-written, says what it did, and then lets the signal end the
+    /// process with ``releaseSignals()``.
+    public static var heldSignal: Int32? {
+        let sig = GuardState.heldSignal.load(ordering: .sequentiallyConsistent)
+        return sig == 0 ? nil : sig
+    }
+
     /// Puts back the saved mode of the guarded terminal (see the type's summary); safe to call at any time, any number of times.
     public static func restore() {
         guard let (fd, mode) = GuardState.guardedTerminal() else { return }

@@ -14,19 +14,26 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: About.english("Create many accounts from a CSV or JSON Lines file (or - for standard input)."),
         discussion: About.english("""
-            CSV (RFC 4180) starts with the header email,password or email,password_hash; JSON Lines \
-            has one object a line with "email" and "password" or "password_hash". Every row is checked \
-            by the rules and policy of a sign-up (a password_hash must be an Argon2id PHC string); each \
-            rejected row is reported on standard error with its line number, its email made visible \
-            and every failing code, never its password, and the other rows are still imported. \
-            Passwords are hashed on every core, and rows are stored in transactions of \
-            {batch}: an email that is already taken is reported and skipped, or with \
-            --update its password is changed. Interrupted at any moment, every stored row is whole, \
-            and running the same import again finishes the rest without duplicates. --dry-run checks \
-            every row and writes nothing. A line may be at most 64 KiB.
+            CSV starts with the header email,password or email,password_hash; JSON Lines has one \
+            object a line with "email" and "password" or "password_hash". Each row is one line, of at \
+            most 64 KiB: a CSV field that begins with a quote ends at its closing quote on the same \
+            line (else the row is rejected: "csv.unterminatedQuote"), and a quote anywhere else is an \
+            ordinary character. Every row is checked by the rules and policy of a sign-up (a \
+            password_hash must be an Argon2id PHC string), and a row with the email of an earlier row \
+            is rejected ("email.duplicate"). Each rejected row is reported on standard error by its line \
+            number and codes, with its email only when it is a valid address beside a field that is \
+            not one, never a password. Rows are taken {batch} at a time: the store is asked which \
+            emails it has (those rows are already there, reported together in one line and never \
+            hashed), the other passwords are hashed on every core, and the batch is stored in one \
+            transaction. With --update an email already there gets the row's password, unless its \
+            stored hash is of that password already. --dry-run counts every row as the import would \
+            and writes nothing. SIGINT, SIGTERM, SIGHUP or SIGQUIT stops the import between two \
+            transactions: it prints what is stored and the line to go on from with --from-line, then \
+            ends by that signal.
             Exit codes: 0 every row created, updated or already there, 64 usage, 65 some rows were \
             rejected (the others were imported), 66 the file cannot be read, 74 storage failure (the \
-            transactions committed before it stay: run the import again).
+            transactions committed before it stay: go on with the --from-line it names), 130 \
+            stopped by SIGINT (143 SIGTERM, 129 SIGHUP, 131 SIGQUIT), after naming the --from-line to go on with.
             """, ["batch": "\(ImportRun.batchSize)"])
     )
 
@@ -45,11 +52,17 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: .english("Print a summary as one JSON object on standard output."))
     var json = false
 
+    @Option(name: .customLong("from-line"),
+            help: .english("Go on from this line, as a stopped import said: earlier lines are only read again to find duplicates.",
+                           value: Translation.english("line")))
+    var fromLine: Int?
+
     @OptionGroup var policy: PolicyOptions
 
     func run() throws {
         let passwordPolicy = try policy.load()
         let location = try StoreOption.location(given: db)
+        if let fromLine, fromLine < 1 { throw UsageError(.english("--from-line takes a line number, 1 or more")) }
         let fd: Int32
         if file == "-" {
             fd = 0
@@ -66,34 +79,47 @@ struct ImportCommand: ParsableCommand {
             }
         }
         let progress = isTerminal(2) && !json
-        var run = ImportRun(location: location, policy: passwordPolicy, update: update, dryRun: dryRun,
-                            progress: progress, total: progress ? Self.lineCount(fd) : nil)
+        let report = ImportReport(json: json, dryRun: dryRun, progress: progress)
+        var run = ImportRun(location: location, policy: passwordPolicy, update: update, dryRun: dryRun, report: report,
+                            fromLine: fromLine ?? 1, total: progress ? Self.rowCount(fd, from: fromLine ?? 1) : nil)
+        // Held for the whole run: the watch ends it with a summary, never in the middle of a commit.
+        TerminalGuard.install()
+        TerminalGuard.holdSignals()
+        let watch = report.watchSignals()
         // Rows typed or pasted at a terminal hold passwords: the terminal echoes none of them
         // (as for every secret read without a masked prompt), and a signal puts its mode back.
-        let summary: ImportSummary
+        let readError: Int32?
         if isTerminal(fd) {
-            TerminalGuard.install()
-            summary = try withEchoOff(fd) { Result { try run.importing(from: LineInput(fd: fd)) } }.get()
+            readError = withEchoOff(fd) { run.importing(from: LineInput(fd: fd)) }
         } else {
-            summary = try run.importing(from: LineInput(fd: fd))
+            readError = run.importing(from: LineInput(fd: fd))
         }
-        summary.show(json: json, dryRun: dryRun)
+        let summary = report.finish()
+        watch.cancel()
+        if progress { IO.write("\n", to: 2) }
+        summary.showAlreadyThere()
+        if let readError {
+            let reason = Translation.signup(Translation.english("cannot read the file to import: {reason}", ["reason": String(cString: strerror(readError))]))
+            IO.write("error: " + reason + "; " + summary.resumeHint + "\n", to: 2)
+        }
+        if let storage = summary.storageFailure {
+            IO.write("error: " + VisibleText.of(storage) + "; " + summary.resumeHint + "\n", to: 2)
+        }
+        summary.show(summary.storageFailure == nil ? .finished : .storageFailure, json: json, dryRun: dryRun)
         if let failure = IO.outputFailure {
             IO.write("error: " + Translation.signup(Translation.english("cannot write to standard output: {reason}", ["reason": "\(failure)"])) + "\n", to: 2)
             throw ExitCode(ExitStatus.unwritable)
         }
-        if let storage = summary.storageFailure {
-            IO.write("error: " + Translation.signup(Translation.english("{reason}; the rows stored before it stay: run the same import again to finish", ["reason": VisibleText.of(storage)])) + "\n", to: 2)
-            throw ExitCode(ExitStatus.storage)
-        }
+        if summary.storageFailure != nil { throw ExitCode(ExitStatus.storage) }
+        if readError != nil { throw ExitCode(ExitStatus.incomplete) }
         throw ExitCode(summary.rejected > 0 ? ExitStatus.invalid : 0)
     }
 }
 
 extension ImportCommand {
-    /// The lines of a regular file (for the progress line's total and time left), read from its
-    /// start and rewound; nil for a pipe or a terminal, which cannot be read twice.
-    static func lineCount(_ fd: Int32) -> Int? {
+    /// The rows of a regular file from line `first` on (for the progress line's total and time
+    /// left), read from its start and rewound; nil for a pipe or a terminal, which cannot be read twice.
+    static func rowCount(_ fd: Int32, from first: Int) -> Int? {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -104,57 +130,8 @@ extension ImportCommand {
             lines += buffer[..<got].count(where: { $0 == UInt8(ascii: "\n") })
         }
         guard lseek(fd, 0, SEEK_SET) == 0 else { return nil }
-        return max(0, lines - 1)  // the header, or (JSON Lines) one more row that the count may miss at the end
-    }
-}
-
-/// What an import did, row by row counted.
-struct ImportSummary {
-    var created = 0
-    var updated = 0
-    /// Rows whose account was there already and was left as it is: one line of report for all.
-    var alreadyThere = LineRanges()
-    var rejected = 0
-    var storageFailure: String?
-
-    func show(json: Bool, dryRun: Bool) {
-        if json {
-            var members: [(String, Any)] = [("status", storageFailure == nil ? "imported" : "storage_error")]
-            members += [("created", created), ("updated", updated), ("taken", alreadyThere.count), ("rejected", rejected), ("dry_run", dryRun)]
-            IO.write(JSONText.object(members) + "\n", to: 1)
-        } else {
-            let counts = ["created": "\(created)", "updated": "\(updated)", "taken": "\(alreadyThere.count)", "rejected": "\(rejected)"]
-            let line = dryRun
-                ? Translation.english("Dry run, nothing was stored: would create {created}, update {updated}; already there {taken}, rejected {rejected}", counts)
-                : Translation.english("Imported: created {created}, updated {updated}, already there {taken}, rejected {rejected}", counts)
-            IO.write(Translation.signup(line) + "\n", to: 1)
-        }
-    }
-}
-
-/// Line numbers counted, and the first few kept as ranges (`2-257, 300`), for a report of one line
-/// however many there are.
-struct LineRanges {
-    private(set) var count = 0
-    private var ranges: [ClosedRange<Int>] = []
-    private var more = false
-    /// The ranges shown; after them, "…".
-    static let shown = 5
-
-    mutating func add(_ line: Int) {
-        count += 1
-        if let last = ranges.last, last.upperBound + 1 == line {
-            ranges[ranges.count - 1] = last.lowerBound...line
-        } else if ranges.count < Self.shown {
-            ranges.append(line...line)
-        } else {
-            more = true
-        }
-    }
-
-    /// `2-257, 300, …`
-    var text: String {
-        ranges.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ", ") + (more ? ", …" : "")
+        // Less the header (JSON Lines has none, but its last line may have no line feed) and the lines before `first`.
+        return max(0, lines - max(1, first - 1))
     }
 }
 
@@ -170,23 +147,26 @@ struct ImportRun {
     let policy: PasswordPolicy
     let update: Bool
     let dryRun: Bool
-    let progress: Bool
-    /// The rows the file holds, when it could be counted, for "done/total" and the time left.
+    /// Where counts and reports go, shared with the signal watch.
+    let report: ImportReport
+    /// Rows on earlier lines are only checked, to know the emails they hold: an earlier run did them.
+    let fromLine: Int
+    /// The rows the file holds from `fromLine` on, when they could be counted, for "done/total" and the time left.
     let total: Int?
-    private var summary = ImportSummary()
     private var store: (any AccountBackend)?
     private var opened = false
     private var started = DispatchTime.now()
     /// Each email key among the rows that passed their checks, with its first line.
     private var seen = Set<SeenKey>()
 
-    init(location: StoreLocation, policy: PasswordPolicy, update: Bool, dryRun: Bool, progress: Bool, total: Int?) {
-        self.total = total
+    init(location: StoreLocation, policy: PasswordPolicy, update: Bool, dryRun: Bool, report: ImportReport, fromLine: Int, total: Int?) {
         self.location = location
         self.policy = policy
         self.update = update
         self.dryRun = dryRun
-        self.progress = progress
+        self.report = report
+        self.fromLine = fromLine
+        self.total = total
     }
 
     /// The most an imported hash may cost: 256 MiB, 16 passes and 16 lanes (argon2-cffi's and
@@ -204,43 +184,47 @@ struct ImportRun {
         var hash: PasswordHash?
     }
 
-    /// Imports every record of `input`; the store is opened at the first batch, so a file with
-    /// no row to store creates no database.
-    mutating func importing(from input: LineInput) throws -> ImportSummary {
+    /// Why a row is not imported: its codes, and the email when it may be shown.
+    struct Rejection: Error {
+        var email: String?
+        var codes: [String]
+    }
+
+    /// Imports every record of `input` into the report; the store is opened at the first batch,
+    /// so a file with no row to store creates no database. Returns the errno of a read that
+    /// failed: the rows read before it are settled.
+    mutating func importing(from input: LineInput) -> Int32? {
         var reader = RecordReader(input)
         let form = SignupForm.make(policy: policy, strength: .zxcvbn)
         var batch: [Row] = []
         batch.reserveCapacity(Self.batchSize)
-        while summary.storageFailure == nil, let record = reader.next() {
+        while report.record({ $0.storageFailure == nil }), let record = reader.next() {
+            let line: Int
+            let checked: Result<Row, Rejection>
             switch record {
-            case .problem(let line, let text):
-                reject(line: line, email: nil, codes: [text])
-            case .row(let line, let email, let secret, let isHash):
-                if let row = check(line: line, email: email, secret: secret, isHash: isHash, form: form), isFirst(row, secret: secret) {
-                    batch.append(row)
-                }
+            case .problem(let at, let code):
+                (line, checked) = (at, .failure(Rejection(codes: [code])))
+            case .row(let at, let email, let secret, let isHash):
+                line = at
+                checked = check(line: line, email: email, secret: secret, isHash: isHash, form: form).flatMap { remember($0, secret: secret) }
             }
+            guard line >= fromLine else { continue }
+            switch checked {
+            case .success(let row):
+                if batch.isEmpty { report.record { $0.batchStart = line } }
+                batch.append(row)
+            case .failure(let rejection):
+                report.reject(line: line, email: rejection.email, codes: rejection.codes)
+            }
+            report.record { $0.nextLine = line + 1 }
             if batch.count == Self.batchSize { settle(&batch) }
         }
-        if !batch.isEmpty && summary.storageFailure == nil { settle(&batch) }
-        if progress { IO.write("\n", to: 2) }
-        if summary.alreadyThere.count > 0 {
-            let text = Translation.english("Already there, not changed: {count} (lines {lines})",
-                                           ["count": "\(summary.alreadyThere.count)", "lines": summary.alreadyThere.text])
-            IO.write(Translation.signup(text) + "\n", to: 2)
-        }
-        if let code = input.readError {
-            let reason = ["reason": String(cString: strerror(code))]
-            IO.write("error: " + Translation.signup(summary.created + summary.updated > 0
-                ? Translation.english("cannot read the file to import: {reason}; the rows read before were stored", reason)
-                : Translation.english("cannot read the file to import: {reason}", reason)) + "\n", to: 2)
-            throw ExitCode(ExitStatus.incomplete)
-        }
-        return summary
+        if !batch.isEmpty && report.record({ $0.storageFailure == nil }) { settle(&batch) }
+        return input.readError
     }
 
-    /// The row's failing codes are reported and nil returned, or the row to store.
-    private mutating func check(line: Int, email: String, secret: String, isHash: Bool, form: Form) -> Row? {
+    /// The row to store, or why not: every failing code of its email and password (or hash).
+    private func check(line: Int, email: String, secret: String, isHash: Bool, form: Form) -> Result<Row, Rejection> {
         var form = form
         let email = SignupForm.normalizeEmail(email)
         form.answer(SignupForm.email, with: email)
@@ -264,22 +248,20 @@ struct ImportRun {
         }
         guard codes.isEmpty else {
             let emailPassed = !codes.contains { $0.hasPrefix("email.") }
-            reject(line: line, email: Self.showable(email, emailPassed: emailPassed, besides: secret), codes: codes)
-            return nil
+            return .failure(Rejection(email: Self.showable(email, emailPassed: emailPassed, besides: secret), codes: codes))
         }
-        return row
+        return .success(row)
     }
 
-    /// Whether `row` is the first row of the file with its email's key; a later one is rejected
+    /// `row` when it is the first row of the file with its email's key; a later one is rejected
     /// (`email.duplicate`, naming the first line), in a dry run as in a real one: which of two
     /// passwords an account should get is the file's author's to say, and two accounts of an
     /// earlier system that became one key must not merge unnoticed.
-    private mutating func isFirst(_ row: Row, secret: String) -> Bool {
+    private mutating func remember(_ row: Row, secret: String) -> Result<Row, Rejection> {
         let (isNew, first) = seen.insert(SeenKey(AccountStore.key(forEmail: row.email), line: row.line))
-        if isNew { return true }
+        if isNew { return .success(row) }
         let code = Translation.english("email.duplicate (the email of line {first})", ["first": "\(first.line)"])
-        reject(line: row.line, email: Self.showable(row.email, emailPassed: true, besides: secret), codes: [Translation.signup(code)])
-        return false
+        return .failure(Rejection(email: Self.showable(row.email, emailPassed: true, besides: secret), codes: [Translation.signup(code)]))
     }
 
     /// The email to show beside a rejected row's line number, or nil. Only an address that passed
@@ -291,12 +273,6 @@ struct ImportRun {
     static func showable(_ email: String, emailPassed: Bool, besides secret: String) -> String? {
         guard emailPassed, EmailSyntax.check(secret.trimmingBlanks()) != .valid else { return nil }
         return email
-    }
-
-    private mutating func reject(line: Int, email: String?, codes: [String]) {
-        summary.rejected += 1
-        let shown = email.map { " \(VisibleText.of($0))" } ?? ""
-        IO.write((progress ? "\r" : "") + Translation.signup(Translation.english("line {line}{email}: {codes}", ["line": "\(line)", "email": shown, "codes": codes.joined(separator: ", ")])) + "\n", to: 2)
     }
 
     /// What a batch's row will be, from one look-up of its email before anything is hashed.
@@ -329,44 +305,48 @@ struct ImportRun {
         do throws(StoreError) {
             plans = try lookUp(batch)
         } catch {
-            summary.storageFailure = error.description
+            report.record { $0.storageFailure = error.description }
             return
         }
         let decisions = Self.decide(batch, plans, hashing: !dryRun, costs: policy.argon2)
-        var writes: [(index: Int, hash: PasswordHash?)] = []
+        var writes: [(index: Int, account: NewAccount)] = []
+        var outcomes = [BatchOutcome?](repeating: nil, count: batch.count)
         for (index, (row, decision)) in zip(batch, decisions).enumerated() {
             switch decision {
-            case .alreadyThere: break
-            case .write(let hash): writes.append((index, hash))
+            case .alreadyThere:
+                break
+            case .write(let hash?):
+                writes.append((index, NewAccount(email: row.email, passwordHash: hash)))
+            case .write(nil):  // a dry run's: what the write would have been
+                if case .update = plans[index] { outcomes[index] = .updated } else { outcomes[index] = .created(id: 0) }
             case .unhashable:
-                summary.storageFailure = "a password could not be hashed (line \(row.line))"
+                report.record { $0.storageFailure = "a password could not be hashed (line \(row.line))" }
                 return
             }
         }
-        var outcomes = [BatchOutcome?](repeating: nil, count: batch.count)
-        if dryRun {
-            for write in writes {
-                if case .update = plans[write.index] { outcomes[write.index] = .updated } else { outcomes[write.index] = .created(id: 0) }
+        let (store, update) = (store, update)
+        do throws(StoreError) {
+            // The commit and its count are one step for the signal watch: it reports either both or neither.
+            try report.update { (summary: inout ImportSummary) throws(StoreError) in
+                if let store, !writes.isEmpty {
+                    let stored = try store.insertBatch(writes.map(\.account), update: update, at: Date())
+                    for (write, outcome) in zip(writes, stored) { outcomes[write.index] = outcome }
+                }
+                for (row, outcome) in zip(batch, outcomes) {
+                    switch outcome {
+                    case .created?: summary.created += 1
+                    case .updated?: summary.updated += 1
+                    // Already there when looked up, or created by another writer since.
+                    case .taken?, nil: summary.alreadyThere.add(row.line)
+                    }
+                }
+                summary.batchStart = nil
+                summary.rejectedInBatch = 0
+                showProgress(summary)
             }
-        } else if let store, !writes.isEmpty {
-            let accounts = writes.compactMap { write in write.hash.map { (write.index, NewAccount(email: batch[write.index].email, passwordHash: $0)) } }
-            do throws(StoreError) {
-                let stored = try store.insertBatch(accounts.map(\.1), update: update, at: Date())
-                for ((index, _), outcome) in zip(accounts, stored) { outcomes[index] = outcome }
-            } catch {
-                summary.storageFailure = error.description
-                return
-            }
+        } catch {
+            report.record { $0.storageFailure = error.description }
         }
-        for (row, outcome) in zip(batch, outcomes) {
-            switch outcome {
-            case .created?: summary.created += 1
-            case .updated?: summary.updated += 1
-            // Already there when looked up, or created by another writer since.
-            case .taken?, nil: summary.alreadyThere.add(row.line)
-            }
-        }
-        showProgress()
     }
 
     /// Each row's plan, from one look-up of its email (the store is opened at the first batch:
@@ -417,8 +397,8 @@ struct ImportRun {
         return results.values
     }
 
-    private func showProgress() {
-        guard progress else { return }
+    private func showProgress(_ summary: ImportSummary) {
+        guard report.progress else { return }
         let done = summary.created + summary.updated + summary.alreadyThere.count + summary.rejected
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         let rate = seconds > 0 ? Double(done) / seconds : 0
@@ -427,13 +407,12 @@ struct ImportRun {
             let counts = ["done": "\(done)", "total": "\(total)", "rate": "\(Int(rate))"]
             text = rate > 0
                 ? Translation.english("{done}/{total} rows, {rate}/s, about {left} s left",
-                                      counts.merging(["left": "\(Int((Double(total - done) / rate).rounded(.up)))"]) { a, _ in a })
+                           counts.merging(["left": "\(Int((Double(total - done) / rate).rounded(.up)))"]) { a, _ in a })
                 : Translation.english("{done}/{total} rows, {rate}/s", counts)
         } else {
             text = Translation.english("{done} rows, {rate}/s", ["done": "\(done)", "rate": "\(Int(rate))"])
         }
-        let line = "\r" + Translation.signup(text)
-        IO.write(line + "   ", to: 2)
+        IO.write("\r" + Translation.signup(text) + "   ", to: 2)
     }
 }
 
