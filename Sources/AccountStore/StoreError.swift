@@ -46,7 +46,9 @@ extension StoreError {
         switch error.code {
         case SQLITE_READONLY:
             return .unavailable(reason: "the database \(path) is read-only")
-        case SQLITE_BUSY, SQLITE_LOCKED:
+        case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_PROTOCOL:
+            // SQLITE_PROTOCOL: a lock of the -shm kept from SQLite for as long as it retries (another
+            // process holding it, as any reader of the file can).
             return .unavailable(reason: "the database \(path) is locked by another program")
         case SQLITE_FULL:
             return .unavailable(reason: "the disk is full (database \(path))")

@@ -265,13 +265,14 @@ struct ImportRun {
     }
 
     /// The email to show beside a rejected row's line number, or nil. Only an address that passed
-    /// every email rule is shown, and not when the row's other field is an address too (columns
-    /// swapped: the "email" is then the password). A row split at the wrong place or joined
+    /// every email rule is shown, and not when the row's other field holds an `@` at all (columns
+    /// swapped: the "email" is then the password, and the other field an address, valid or not:
+    /// `Zx9@Secret-Pw.org,bob@example`). A row split at the wrong place or joined
     /// (`email:password`, a tab, a semicolon) puts part of its password into the email column,
     /// which then fails the email's rules, and a quoted field is one field: so no part of a
     /// password or hash is ever shown, only the line number and the codes.
     static func showable(_ email: String, emailPassed: Bool, besides secret: String) -> String? {
-        guard emailPassed, EmailSyntax.check(secret.trimmingBlanks()) != .valid else { return nil }
+        guard emailPassed, !secret.contains("@") else { return nil }
         return email
     }
 

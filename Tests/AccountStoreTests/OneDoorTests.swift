@@ -83,6 +83,36 @@ struct OneDoorTests {
         }
     }
 
+    @Test("a reader holding a lock of the -shm keeps writers out, and they say the database is locked")
+    func aLockOfTheSharedMemoryIsReportedAsALock() throws {
+        try withTemporaryFolder { folder throws in
+            let path = folder.file("accounts.sqlite")
+            _ = try AccountStore(path: path).create(email: "alice@example.com", passwordHash: fakeHash)
+            // What any process that may read the -shm can do: a read lock on SQLite's write-lock byte.
+            let script = """
+                import fcntl, os, sys, time
+                fd = os.open(os.environ["SHM"], os.O_RDONLY)
+                fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 120)
+                print("locked", flush=True)
+                sys.stdin.read()
+                """
+            let holder = Process()
+            holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            holder.arguments = ["python3", "-c", script]
+            holder.environment = ProcessInfo.processInfo.environment.merging(["SHM": path + "-shm"]) { _, new in new }
+            let input = Pipe(), output = Pipe()
+            holder.standardInput = input
+            holder.standardOutput = output
+            try holder.run()
+            defer { try? input.fileHandleForWriting.close(); holder.waitUntilExit() }
+            _ = output.fileHandleForReading.availableData  // "locked"
+            let error = #expect(throws: StoreError.self) {
+                _ = try AccountStore(path: path).create(email: "bob@example.com", passwordHash: fakeHash)
+            }
+            #expect(error?.description.contains("locked by another program") == true, "\(String(describing: error))")
+        }
+    }
+
     @Test("a file with kept side files is read by another user's reader that may only read it", .enabled(if: getuid() == 0, "changing owners needs root"))
     func groupReaderReadsKeptSideFiles() throws {
         try withTemporaryFolder { folder throws in

@@ -184,6 +184,7 @@ import Testing
             email,password
             \(goodPassword),n12@example.com
             Swapped9@Example.org,n13@example.com
+            Zx9@Secret-Pw.org,bob@example
             n14@example.com:Joined-Secret-77
             Extra-Secret-5,n15@example.com,more
             "Quoted-Secret-6",n16@example.com
@@ -191,14 +192,14 @@ import Testing
             weak@example.com,Weak-pass
 
             """
-        let secrets = ["Swapped9", "Joined-Secret", "Extra-Secret", "Quoted-Secret", "Weak-pass"]
+        let secrets = ["Swapped9", "Secret-Pw", "Joined-Secret", "Extra-Secret", "Quoted-Secret", "Weak-pass"]
         let run = box.run(["import", box.file("rows.csv", Data(csv.utf8)), "--db", box.db], secrets: secrets)
         #expect(run.status == 65, "\(run.stderr)")
-        for line in 2...7 {
+        for line in 2...8 {
             #expect(run.stderr.contains("line \(line): "), "line \(line) is reported by its number alone: \(run.stderr)")
         }
         // A well-formed address in its own column, beside a password that is not one, is shown.
-        #expect(run.stderr.contains("line 8 weak@example.com: password.needsDigit"), "\(run.stderr)")
+        #expect(run.stderr.contains("line 9 weak@example.com: password.needsDigit"), "\(run.stderr)")
         let jsonLines = #"""
             {"email":"Json-Secret-99","password":"n17@example.com"}
             {"password":"n18@example.com","email":"Other9@Example.org"}
