@@ -401,7 +401,8 @@ public final class PostgresStore: AccountBackend {
                        (SELECT string_agg(tgname::text, ', ' ORDER BY tgname) FROM pg_trigger
                         WHERE tgrelid = to_regclass('account') AND NOT tgisinternal),
                        (SELECT string_agg(rulename::text, ', ' ORDER BY rulename) FROM pg_rewrite
-                        WHERE ev_class = to_regclass('account') AND rulename <> '_RETURN')
+                        WHERE ev_class = to_regclass('account') AND rulename <> '_RETURN'),
+                       CASE WHEN to_regclass('account') IS NOT NULL THEN row_security_active(to_regclass('account')) END
                 """, []).first ?? []
             let hasMigrations = found.first == "t"
             let hasAccount = found.count > 1 && found[1] == "t"
@@ -413,7 +414,7 @@ public final class PostgresStore: AccountBackend {
             if !applied.contains("v1-accounts") {
                 throw PGFailure(.server(sqlstate: "signup"), "\(location) has an account table that signup did not create: left untouched")
             }
-            try Self.checkAccountTable(kind: found[2], triggers: found[3], rules: found[4], location: location)
+            try Self.checkAccountTable(kind: found[2], triggers: found[3], rules: found[4], rowSecurity: found[5] == "t", location: location)
             return applied
         }
     }
@@ -421,7 +422,11 @@ public final class PostgresStore: AccountBackend {
     /// Refuses an account relation that is not a plain table, or that has a trigger or a rule signup
     /// did not make: either can undo, drop or change what signup writes (an update that never
     /// happens, a deleted row put back, a hash replaced) while signup reports it done. As for SQLite.
-    private static func checkAccountTable(kind: String?, triggers: String?, rules: String?, location: PostgresLocation) throws(PGFailure) {
+    /// Row security that applies to this role is refused too: rows its policies hide make a disable,
+    /// a password change or a delete answer "no account" while the account stays as it was.
+    private static func checkAccountTable(
+        kind: String?, triggers: String?, rules: String?, rowSecurity: Bool, location: PostgresLocation
+    ) throws(PGFailure) {
         let refusal = "\(location) cannot be used: its account table"
         let consequence = "which could undo or change what signup writes; it was left untouched"
         if kind != "r" {
@@ -432,6 +437,10 @@ public final class PostgresStore: AccountBackend {
         }
         if let rules {
             throw PGFailure(.server(sqlstate: "signup"), "\(refusal) has a rule (\(VisibleText.of(rules))) that rewrites what signup writes, \(consequence)")
+        }
+        if rowSecurity {
+            throw PGFailure(.server(sqlstate: "signup"), "\(refusal) has row security that applies to this role: its policies could hide "
+                + "rows from signup, \(consequence)")
         }
     }
 

@@ -61,6 +61,27 @@ struct PostgresTriggerTests {
         }
     }
 
+    @Test("row security that applies to signup's role is refused; the owner's, which it does not apply to, is not",
+          .enabled(if: ProcessInfo.processInfo.environment["SIGNUP_TEST_PG_PASSWORD"] != nil, "needs the role signup_app (scripts/test makes it)"))
+    func rowSecurityIsRefused() throws {
+        try TestPostgres.withDatabase { conninfo throws in
+            _ = try StoreLocation(conninfo, fromCommandLine: true).openForWriting().create(email: "first@example.com", passwordHash: fakeHash)
+            let database = try #require(try StoreLocation(conninfo, fromCommandLine: true).databaseName)
+            try TestPostgres.psql("""
+                ALTER TABLE account ENABLE ROW LEVEL SECURITY;
+                CREATE POLICY see ON account FOR SELECT USING (true);
+                CREATE POLICY add ON account FOR INSERT WITH CHECK (true);
+                GRANT ALL ON account, grdb_migrations TO signup_app;
+                GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO signup_app
+                """, database: database)
+            // The owner (here the superuser) is not subject to it: signup works as before.
+            #expect(try StoreLocation(conninfo, fromCommandLine: true).openExisting()?.isTaken(email: "first@example.com") == true)
+            // The role it applies to: a delete would find no row to delete and say "no account".
+            try expectRefused(StoreLocation(conninfo + " user=signup_app", fromCommandLine: true), database,
+                              saying: "its account table has row security that applies to this role")
+        }
+    }
+
     @Test("an account that is a view over another table is refused")
     func aViewIsRefused() throws {
         try withChangedTable("ALTER TABLE account RENAME TO account_rows; CREATE VIEW account AS SELECT * FROM account_rows") { location, database in
