@@ -40,8 +40,6 @@ final class DatabaseFile: Sendable {
 
     /// The connection every store of this file in this process uses.
     let db: SQLiteConnection
-    /// Opened through `immutable=1` (a medium nothing may change): no locks, no side files.
-    let isImmutable: Bool
     private let identity: Identity
     /// The descriptor a path that is not UTF-8 is named through (`/proc/self/fd/N`); closed after `db`.
     private let name: SQLiteName.Descriptor?
@@ -49,11 +47,10 @@ final class DatabaseFile: Sendable {
     /// `-wal` whose replay failed on a private copy (``inspect(_:path:rehearsingWrites:)``).
     private let writeRefusal: StoreError?
 
-    private init(db: SQLiteConnection, identity: Identity, name: SQLiteName.Descriptor?, isImmutable: Bool, writeRefusal: StoreError?) {
+    private init(db: SQLiteConnection, identity: Identity, name: SQLiteName.Descriptor?, writeRefusal: StoreError?) {
         self.db = db
         self.identity = identity
         self.name = name
-        self.isImmutable = isImmutable
         self.writeRefusal = writeRefusal
     }
 
@@ -87,8 +84,7 @@ final class DatabaseFile: Sendable {
             alignSideFiles(of: resolved.canonical)
             let name = try SQLiteName.make(resolved.canonical, writable: true, path: path)
             _ = try inspect(name, path: path, rehearsingWrites: true)  // refuses what is not ours before anything is written
-            let file = DatabaseFile(db: try openQueue(name.text, path: path), identity: identity, name: name.descriptor,
-                                    isImmutable: false, writeRefusal: nil)
+            let file = DatabaseFile(db: try openQueue(name.text, path: path), identity: identity, name: name.descriptor, writeRefusal: nil)
             files[identity] = (file, 1)
             return Lease(file)
         }
@@ -113,8 +109,7 @@ final class DatabaseFile: Sendable {
             var contents: Migrations.Contents
             do throws(StoreError) {
                 let inspected = try inspect(name, path: path)
-                file = DatabaseFile(db: try openQueue(name.text, path: path), identity: identity, name: name.descriptor,
-                                    isImmutable: false, writeRefusal: inspected.writeRefusal)
+                file = DatabaseFile(db: try openQueue(name.text, path: path), identity: identity, name: name.descriptor, writeRefusal: inspected.writeRefusal)
                 contents = inspected.contents
             } catch {
                 guard !FileSystem.isWritable(resolved.canonical) else { throw error }
@@ -126,7 +121,7 @@ final class DatabaseFile: Sendable {
                 // side files cannot be made: read it as the unchanging file it is.
                 let db = try openImmutable(name, path: path)
                 contents = try reading(db, path: path) { db in try Migrations.contents(db, path: path) }
-                file = DatabaseFile(db: db, identity: identity, name: name.descriptor, isImmutable: true, writeRefusal: nil)
+                file = DatabaseFile(db: db, identity: identity, name: name.descriptor, writeRefusal: nil)
             }
             files[identity] = (file, 1)
             return (Lease(file), contents)
@@ -277,7 +272,7 @@ final class DatabaseFile: Sendable {
             return true
         case .missing:
             let fd = resolved.canonical.withCString { name in
-                retryingInterrupts { open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+                FileSystem.retryingInterrupts { open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
             }
             if fd < 0 {
                 let code = errno
@@ -379,14 +374,6 @@ final class DatabaseFile: Sendable {
                 if wrote <= 0 { return false }
                 offset += wrote
             }
-        }
-    }
-
-    private static func retryingInterrupts(_ call: () -> Int32) -> Int32 {
-        while true {
-            let result = call()
-            if result == -1 && errno == EINTR { continue }
-            return result
         }
     }
 }

@@ -309,7 +309,8 @@ enum FileSystem {
         return "user \(VisibleText.of(String(cString: name))) (\(uid))"
     }
 
-    private static func retryingInterrupts(_ call: () -> Int32) -> Int32 {
+    /// Calls `call` again while it fails with `EINTR`.
+    static func retryingInterrupts(_ call: () -> Int32) -> Int32 {
         while true {
             let result = call()
             if result == -1 && errno == EINTR { continue }
