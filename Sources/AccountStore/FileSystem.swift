@@ -55,8 +55,10 @@ enum FileSystem {
     /// missing folder means the file is missing.
     ///
     /// `beforeWriting` checks as a writer would, without creating anything: a missing file
-    /// in a folder others can write is refused, as a writer would refuse it.
-    static func resolve(_ path: DatabasePath, creatingFolders: Bool, beforeWriting: Bool = false) throws(StoreError) -> Resolved {
+    /// in a folder others can write is refused, as a writer would refuse it. `database` false
+    /// walks a file that is not a database (``TrustedFile``): no side files, and messages that
+    /// do not speak of SQLite's.
+    static func resolve(_ path: DatabasePath, creatingFolders: Bool, beforeWriting: Bool = false, database: Bool = true) throws(StoreError) -> Resolved {
         var pending = components(path.bytes)
         guard let name = pending.popLast(), name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")],
               path.bytes.last != UInt8(ascii: "/")
@@ -113,7 +115,12 @@ enum FileSystem {
         if !found && missingCode == ENOENT && !creatingFolders && !beforeWriting { return Resolved(canonical: file, entry: .missing) }
         if folderInfo.st_mode & 0o022 != 0 {
             throw .unavailable(reason: "cannot use \(path): its folder \(visible(folder)) can be written by other users "
-                + "(mode \(octal(folderInfo.st_mode))), who could plant the database or the -wal and -shm files SQLite makes beside it")
+                + "(mode \(octal(folderInfo.st_mode))), who could "
+                + (database ? "plant the database or the -wal and -shm files SQLite makes beside it" : "replace the file"))
+        }
+        if !database {
+            guard found else { throw .unavailable(reason: "cannot use \(path): \(describe(missingCode))") }
+            return Resolved(canonical: file, entry: info.st_size == 0 ? .emptyFile : .nonEmptyFile)
         }
         guard found else {
             guard missingCode == ENOENT else { throw .unavailable(reason: "cannot use \(path): \(describe(missingCode))") }
@@ -282,7 +289,7 @@ enum FileSystem {
         return info
     }
 
-    private static func lstatBytes(_ entry: [UInt8], _ info: inout stat) -> Int32 {
+    static func lstatBytes(_ entry: [UInt8], _ info: inout stat) -> Int32 {
         retryingInterrupts { entry.withCString { lstat($0, &info) } }
     }
 
@@ -295,11 +302,11 @@ enum FileSystem {
         return Array(buffer.prefix(count))
     }
 
-    private static func octal(_ mode: mode_t) -> String {
+    static func octal(_ mode: mode_t) -> String {
         "0" + String(mode & 0o7777, radix: 8)
     }
 
-    private static func userName(_ uid: uid_t) -> String {
+    static func userName(_ uid: uid_t) -> String {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)

@@ -95,6 +95,8 @@ struct Signup: ParsableCommand {
             }
         } catch let error as UsageError {
             error.exit()
+        } catch let error as ConfigError {
+            error.exit()
         } catch let code as ExitCode {
             // signup's own result (66 at end of input, 65, 1, 130): its message is already
             // written. The parser's `exit(withError:)` builds the whole help text to find that it
