@@ -37,7 +37,7 @@ struct Signup: ParsableCommand {
         version: About.version,
         subcommands: [
             CreateCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, DisableCommand.self,
-            EnableCommand.self, DeleteCommand.self, ImportCommand.self,
+            EnableCommand.self, DeleteCommand.self, ImportCommand.self, ConfigCommand.self,
         ],
         defaultSubcommand: CreateCommand.self
     )
