@@ -123,6 +123,12 @@ struct Settings {
     }
 
     private mutating func add(_ path: [UInt8], role: String, missingIsError name: String?) throws(ConfigError) {
+        // `--config /dev/null`: no file at all, the built-in defaults (as `git config -f /dev/null`);
+        // the device is no file a trust walk could accept (everyone may write it).
+        if path == Array("/dev/null".utf8) {
+            files.append(LookedAt(role: role, path: path, read: false))
+            return
+        }
         let file = try ConfigFile.read(path, missingIsError: name)
         files.append(LookedAt(role: role, path: file?.path ?? path, read: file != nil))
         if let file { read.append(file) }
