@@ -59,7 +59,10 @@ struct ConfigCommand: ParsableCommand {
         } else {
             for file in settings.files {
                 let path = VisibleText.of(String(decoding: file.path, as: UTF8.self))
-                output += "# " + (file.read ? About.english("{file}: read", ["file": path]) : About.english("{file}: not found", ["file": path])) + "\n"
+                let state = file.read ? About.english("{file}: read", ["file": path])
+                    : file.path == Array("/dev/null".utf8) ? About.english("{file}: no file, nothing read", ["file": path])
+                    : About.english("{file}: not found", ["file": path])
+                output += "# " + state + "\n"
             }
             let shown = rows.compactMap { $0 }.map { (origin: Self.origin($0.origin), line: "\($0.key) = \(VisibleText.of($0.text))") }
             let width = shown.map(\.origin.count).max() ?? 0

@@ -50,6 +50,10 @@ import Testing
         #expect(box.run(["enable", "a@example.com"], environment: environment).status == 0)
         #expect(box.run(["delete", "a@example.com", "--yes"], environment: environment).status == 0)
         #expect(!box.run(["list", "--json"], environment: environment).stdout.contains("a@example.com"))
+        let imported = box.run(["import", box.file("rows.csv", Data("email,password\nb@example.com,Harbor-Tulip-Kite-93\n".utf8))],
+                               environment: environment, secrets: ["Harbor-Tulip-Kite-93"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(Self.storedHash(database).hasPrefix("$argon2id$v=19$m=8192,t=3,p=2$"))
     }
 
     @Test func theCommandLineBeatsTheEnvironmentBeatsAFile() {
@@ -116,6 +120,24 @@ import Testing
         let files = json.json["files"] as? [[String: Any]] ?? []
         #expect(files.first?["role"] as? String == "user" && files.first?["read"] as? Bool == true)
         #expect(files.last?["role"] as? String == "system" && files.last?["path"] as? String == "/etc/signup/signup.conf")
+    }
+
+    @Test func aPasswordInTheFilesDatabaseIsNeverShown() {
+        let box = Sandbox()
+        let file = Self.userFile(box, "database = postgresql://alice:S3cretPW@db.example/accounts\n")
+        let run = box.run(["config"], environment: Self.reading(box), secrets: ["S3cretPW"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\(file):1  database = PostgreSQL (host=db.example, dbname=accounts, user=alice)"), "\(run.stdout)")
+        let json = box.run(["config", "--json"], environment: Self.reading(box), secrets: ["S3cretPW"])
+        #expect(json.status == 0 && !json.stdout.contains("S3cretPW"))
+    }
+
+    @Test func aGermanReaderIsToldInGerman() {
+        let box = Sandbox()
+        let file = Self.userFile(box, "argon2.passes = viele\n")
+        let run = box.run(["list"], environment: Self.reading(box, ["LANGUAGE": "de", "LANG": "C.UTF-8"]))
+        #expect(run.status == 64)
+        #expect(run.stderr == "error: \(file), Zeile 1: argon2.passes nimmt eine ganze Zahl von 1 bis 64\n", "\(run.stderr)")
     }
 
     @Test(arguments: [
