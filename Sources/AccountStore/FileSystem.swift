@@ -110,7 +110,7 @@ enum FileSystem {
         var info = stat()
         let found = lstatBytes(file, &info) == 0
         let missingCode = found ? 0 : errno
-        if found { try checkFile(info, at: file, parent: folderInfo, path: path) }
+        if found { try checkFile(info, at: file, parent: folderInfo, path: path, database: database) }
         // A reader of a missing file uses nothing: only a writer is about to create files in this folder.
         if !found && missingCode == ENOENT && !creatingFolders && !beforeWriting { return Resolved(canonical: file, entry: .missing) }
         if folderInfo.st_mode & 0o022 != 0 {
@@ -131,11 +131,12 @@ enum FileSystem {
         return Resolved(canonical: file, entry: info.st_size == 0 ? .emptyFile : .nonEmptyFile)
     }
 
-    private static func checkFile(_ info: stat, at file: [UInt8], parent: stat, path: DatabasePath) throws(StoreError) {
+    private static func checkFile(_ info: stat, at file: [UInt8], parent: stat, path: DatabasePath, database: Bool) throws(StoreError) {
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFLNK:
-            throw .unavailable(reason: "cannot use \(path): it is a symbolic link, and signup never follows one at the database path")
+            throw .unavailable(reason: "cannot use \(path): it is a symbolic link, and signup never follows one at "
+                + (database ? "the database path" : "the path of a file it trusts"))
         case S_IFDIR: throw .unavailable(reason: "cannot open \(path): it is a folder, not a file")
         case S_IFIFO: throw .unavailable(reason: "cannot open \(path): it is a named pipe, not a file")
         case S_IFCHR, S_IFBLK: throw .unavailable(reason: "cannot open \(path): it is a device, not a file")
