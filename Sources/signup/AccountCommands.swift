@@ -58,9 +58,14 @@ struct AccountTarget: ParsableArguments {
     @Option(help: About.configHelp, completion: .file())
     var config: String?
 
+    /// The settings of this run (`--config`, `SIGNUP_CONFIG`, the user's and the system's file).
+    func settings() throws(ConfigError) -> Settings {
+        try Settings.load(config: config)
+    }
+
     /// The database: `--db`, `SIGNUP_DB`, the configuration's `database`, or the default.
     func location() throws -> StoreLocation {
-        try Settings.load(config: config).location(given: db).value
+        try settings().location(given: db).value
     }
 }
 
