@@ -70,6 +70,12 @@ final class SQLiteConnection: @unchecked Sendable {
         var flags = mode == .readWrite ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY
         if mode == .readOnlyURI { flags |= SQLITE_OPEN_URI }
         flags |= SQLITE_OPEN_EXRESCODE
+        // SQLite opens only the path signup checked (FileSystem.resolve made it canonical, with
+        // no link in it): a symbolic link found there now, swapped in since by whoever may write
+        // the folder, makes SQLite refuse to open (SQLITE_CANTOPEN_SYMLINK) where it would follow
+        // it and create or write the file it names. `/proc/self/fd/N` is a link by nature, to a
+        // descriptor signup opened with O_NOFOLLOW (SQLiteName).
+        if !name.hasPrefix("/proc/self/fd/") { flags |= SQLITE_OPEN_NOFOLLOW }
         isReadOnly = mode != .readWrite
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(name, &opened, flags, nil)

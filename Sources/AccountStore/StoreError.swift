@@ -43,6 +43,10 @@ extension StoreError {
         if error.extendedCode == CSQLITE_CONSTRAINT_UNIQUE {
             return .emailTaken
         }
+        if error.extendedCode == CSQLITE_CANTOPEN_SYMLINK {
+            return .unavailable(reason: "cannot use \(path): a symbolic link took the place of a file or folder on its path as it was "
+                + "opened, and signup never follows one there; nothing was written")
+        }
         switch error.code {
         case SQLITE_READONLY:
             return .unavailable(reason: "the database \(path) is read-only")

@@ -15,3 +15,4 @@ static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TR
 // Extended result codes are macros of other macros, which Swift does not import: the ones the store names.
 static const int CSQLITE_CONSTRAINT_UNIQUE = SQLITE_CONSTRAINT_UNIQUE;
 static const int CSQLITE_CONSTRAINT_FOREIGNKEY = SQLITE_CONSTRAINT_FOREIGNKEY;
+static const int CSQLITE_CANTOPEN_SYMLINK = SQLITE_CANTOPEN_SYMLINK;
