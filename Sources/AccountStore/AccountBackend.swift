@@ -44,7 +44,9 @@ public protocol AccountBackend: AnyObject {
     /// Throws ``StoreError/noAccount`` when no account has the email.
     func changePassword(email: String, to passwordHash: PasswordHash, at date: Date, whenLocked: () -> Void) throws(StoreError)
     /// Sets the account's state and returns the state it had; ``StoreError/noAccount`` when none has the email.
-    func setState(_ state: AccountState, email: String) throws(StoreError) -> AccountState
+    /// `whenLocked` runs once the write lock is held, before the change commits (a program holds
+    /// its signals from there, so that its exit code says whether the change was made).
+    func setState(_ state: AccountState, email: String, whenLocked: () -> Void) throws(StoreError) -> AccountState
     /// Removes the account's row, hash and all; ``StoreError/noAccount`` when none has the email.
     func delete(email: String, whenLocked: () -> Void) throws(StoreError)
     /// Replaces the stored hash with `passwordHash` only if it is still `verified` (the one a
@@ -121,6 +123,11 @@ extension AccountBackend {
     /// Changes the account's password now.
     public func changePassword(email: String, to passwordHash: PasswordHash) throws(StoreError) {
         try changePassword(email: email, to: passwordHash, at: Date(), whenLocked: {})
+    }
+
+    /// Sets the account's state and returns the state it had.
+    public func setState(_ state: AccountState, email: String) throws(StoreError) -> AccountState {
+        try setState(state, email: email, whenLocked: {})
     }
 
     /// Removes the account.

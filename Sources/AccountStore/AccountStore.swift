@@ -220,11 +220,11 @@ public final class AccountStore: Sendable {
                       [.text(passwordHash.phc), .text(Self.timestamp(date))], email: email, whenLocked: whenLocked, removesHashes: true)
     }
 
-    /// Sets the account's state (``AccountBackend/setState(_:email:)``).
-    public func setState(_ state: AccountState, email: String) throws(StoreError) -> AccountState {
+    /// Sets the account's state (``AccountBackend/setState(_:email:whenLocked:)``).
+    public func setState(_ state: AccountState, email: String, whenLocked: () -> Void) throws(StoreError) -> AccountState {
         try checkWritable()
         let key = Self.key(forEmail: email)
-        let before: String? = try writing { db in
+        let before: String? = try writing(whenLocked: whenLocked) { db in
             let before = try db.text("SELECT \(SafeColumn.text("state")) FROM account WHERE email_key = ?", [.text(key)])
             if before != nil {
                 try db.execute("UPDATE account SET state = ? WHERE email_key = ?", [.text(state.rawValue), .text(key)])

@@ -181,13 +181,13 @@ public final class PostgresStore: AccountBackend {
                       [passwordHash.phc, AccountStore.timestamp(date)], email: email, whenLocked: whenLocked)
     }
 
-    /// Sets the account's state (``AccountBackend/setState(_:email:)``).
-    public func setState(_ state: AccountState, email: String) throws(StoreError) -> AccountState {
+    /// Sets the account's state (``AccountBackend/setState(_:email:whenLocked:)``).
+    public func setState(_ state: AccountState, email: String, whenLocked: () -> Void) throws(StoreError) -> AccountState {
         // The row is locked by the subquery, so the state returned is the one this update replaced.
         let before = try changeRow("""
             UPDATE account SET state = $1 FROM (SELECT id, state AS before FROM account WHERE email_key = $2 FOR UPDATE) AS old
             WHERE account.id = old.id RETURNING old.before
-            """, [state.rawValue], email: email)
+            """, [state.rawValue], email: email, whenLocked: whenLocked)
         return AccountState(stored: before ?? "")
     }
 

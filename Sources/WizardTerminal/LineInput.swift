@@ -34,6 +34,13 @@ public final class LineInput {
     private let oneLine: Bool
     /// The errno of a read that failed; reading stops and reports end of input after it.
     public private(set) var readError: Int32?
+    /// The number of the line (1 for the first) whose end was not found within ``skipLimit``
+    /// bytes: reading stopped there, and the end of input reported after it is not the input's
+    /// end. A reader that must account for every line says so.
+    public private(set) var abandonedAtLine: Int?
+    /// How far into an over-long line this reader goes to find its end (``LineInput/skipLimit``
+    /// unless told otherwise).
+    private let skipLimit: Int
     private var buffer = [UInt8](repeating: 0, count: 16 * 1024)
     private var start = 0
     private var count = 0
@@ -43,10 +50,13 @@ public final class LineInput {
     private var afterCarriageReturn = false
 
     /// Lines from `fd`, which stays open: the caller closes it. With `oneLine`, the reader
-    /// never reads past what the first line needs.
-    public init(fd: Int32, oneLine: Bool = false) {
+    /// never reads past what the first line needs. `skipLimit` bounds how far the rest of an
+    /// over-long line is read to find its end: a regular file, whose end is near, may be given
+    /// `Int.max`, so that every line after an over-long one is still read.
+    public init(fd: Int32, oneLine: Bool = false, skipLimit: Int = LineInput.skipLimit) {
         self.fd = fd
         self.oneLine = oneLine
+        self.skipLimit = skipLimit
     }
 
     deinit {
@@ -95,8 +105,9 @@ public final class LineInput {
                 afterCarriageReturn = buffer[newline] == UInt8(ascii: "\r")
                 return finish(line, overflowed: overflowed)
             }
-            if overflowed && scanned > Self.skipLimit {
+            if overflowed && scanned > skipLimit {
                 atEnd = true  // out of step with the answers: nothing after this can be trusted
+                abandonedAtLine = linesRead + 1
                 return finish(line, overflowed: true)
             }
         }

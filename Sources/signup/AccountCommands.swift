@@ -85,9 +85,13 @@ extension StateCommand {
         let store = try AccountAccess.existingStore(at: location)
         let email = AccountAccess.normalized(target.email)
         let before: AccountState
+        // Signals are held from the write lock to the result line, as for delete and passwd: a
+        // SIGTERM that came after the commit ended the run with 143 and the change made.
+        TerminalGuard.install()
         do throws(StoreError) {
-            before = try store.setState(Self.state, email: email)
+            before = try store.setState(Self.state, email: email, whenLocked: TerminalGuard.holdSignals)
         } catch {
+            TerminalGuard.releaseSignals()
             throw AccountAccess.failure(error)
         }
         let shown = VisibleText.of(email)

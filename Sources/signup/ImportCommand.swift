@@ -90,10 +90,15 @@ struct ImportCommand: ParsableCommand {
         // Rows typed or pasted at a terminal hold passwords: the terminal echoes none of them
         // (as for every secret read without a masked prompt), and a signal puts its mode back.
         let readError: Int32?
+        // Every line is accounted for: in a regular file the rest of an over-long line is read
+        // to its end, however long, so the lines after it are still imported. A pipe or a
+        // terminal may never end a line (`< /dev/zero`): its reading stops 4 MiB into one, and
+        // the import says so below instead of ending as if the input had.
+        let input = LineInput(fd: fd, skipLimit: Self.isRegularFile(fd) ? Int.max : LineInput.skipLimit)
         if isTerminal(fd) {
-            readError = withEchoOff(fd) { run.importing(from: LineInput(fd: fd)) }
+            readError = withEchoOff(fd) { run.importing(from: input) }
         } else {
-            readError = run.importing(from: LineInput(fd: fd))
+            readError = run.importing(from: input)
         }
         let summary = report.finish()
         watch.cancel()
@@ -102,6 +107,11 @@ struct ImportCommand: ParsableCommand {
         if let readError {
             let reason = Translation.signup(Translation.english("cannot read the file to import: {reason}", ["reason": String(cString: strerror(readError))]))
             IO.write("error: " + reason + "; " + summary.resumeHint + "\n", to: 2)
+        }
+        if let line = input.abandonedAtLine {
+            IO.write("error: " + Translation.signup(Translation.english(
+                "line {line} goes on for more than 4 MiB: nothing after it was read; import the rest from a file, or mend that line",
+                ["line": "\(line)"])) + "\n", to: 2)
         }
         if let storage = summary.storageFailure {
             IO.write("error: " + VisibleText.of(storage) + "; " + summary.resumeHint + "\n", to: 2)
@@ -112,17 +122,22 @@ struct ImportCommand: ParsableCommand {
             throw ExitCode(ExitStatus.unwritable)
         }
         if summary.storageFailure != nil { throw ExitCode(ExitStatus.storage) }
-        if readError != nil { throw ExitCode(ExitStatus.incomplete) }
+        if readError != nil || input.abandonedAtLine != nil { throw ExitCode(ExitStatus.incomplete) }
         throw ExitCode(summary.rejected > 0 ? ExitStatus.invalid : 0)
     }
 }
 
 extension ImportCommand {
+    /// Whether `fd` is a regular file (whose end is not far off), not a pipe, socket or terminal.
+    static func isRegularFile(_ fd: Int32) -> Bool {
+        var info = stat()
+        return fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
     /// The rows of a regular file from line `first` on (for the progress line's total and time
     /// left), read from its start and rewound; nil for a pipe or a terminal, which cannot be read twice.
     static func rowCount(_ fd: Int32, from first: Int) -> Int? {
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard isRegularFile(fd) else { return nil }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var lines = 0
         while true {

@@ -32,7 +32,15 @@ struct RecordReader {
     mutating func next() -> Record? {
         while true {
             guard let (line, text) = nextLine() else { return nil }
-            guard let text else { return .problem(line: line, code: "line.unreadable") }
+            guard let text else {
+                // A first line that cannot be read names no format either: taken for a rejected row,
+                // the next readable line became the header, and a binary file hundreds of rows.
+                if case .unknown = format {
+                    format = .unusable
+                    return .problem(line: line, code: Self.headerInvalid)
+                }
+                return .problem(line: line, code: "line.unreadable")
+            }
             if text.isEmpty { continue }
             switch format {
             case .unusable:
@@ -48,7 +56,7 @@ struct RecordReader {
                 case ("email"?, "password_hash"?): format = .csv(isHash: true)
                 default:
                     format = .unusable
-                    return .problem(line: line, code: "header.invalid (the first line must be email,password or email,password_hash, or a JSON object)")
+                    return .problem(line: line, code: Self.headerInvalid)
                 }
             case .jsonLines:
                 return Self.jsonRecord(text, line: line)
@@ -60,6 +68,9 @@ struct RecordReader {
             }
         }
     }
+
+    /// Why a first line refuses the file.
+    private static let headerInvalid = "header.invalid (the first line must be email,password or email,password_hash, or a JSON object)"
 
     /// The next physical line and its number; its text is nil when it is not UTF-8, holds a NUL or is too long.
     private mutating func nextLine() -> (Int, String?)? {

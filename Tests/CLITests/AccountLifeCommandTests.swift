@@ -191,4 +191,25 @@ import Testing
             #expect(run.stderr.contains("\"argon2\" must be an object"), "\(bad)")
         }
     }
+
+    /// disable and enable end by a signal only before their change: a SIGTERM that came after
+    /// the commit ended them with 143 and the change made (2 to 7 runs in 60 when they held no
+    /// signals). Sent at moments spread over a run's whole life, the exit code must say what
+    /// the stored state says.
+    @Test(arguments: Store.available)
+    func aSignalEndsDisableOrEnableOnlyBeforeTheChange(store: Store) {
+        let fixture = Fixture(store)
+        var state = "active"
+        for trial in 0..<60 {
+            let (command, wanted) = state == "active" ? ("disable", "disabled") : ("enable", "active")
+            let delay = Double((trial * 37) % 60) * 0.0025
+            let run = fixture.sandbox.run([command, "alice@example.com", "--db", fixture.database],
+                                          via: "\"$0\" \"$@\" & pid=$!; sleep \(delay); kill -TERM $pid 2>/dev/null; wait $pid")
+            let stored = fixture.listed().first?["state"] as? String
+            #expect([0, 143].contains(run.status), "trial \(trial): \(run.status) \(run.stderr)")
+            #expect(stored == (run.status == 0 ? wanted : state),
+                    "trial \(trial): \(command) exited \(run.status) and the account is \(stored ?? "missing")")
+            state = stored ?? state
+        }
+    }
 }

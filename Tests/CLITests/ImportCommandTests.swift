@@ -85,6 +85,20 @@ import Testing
         #expect(box.accounts().isEmpty)
     }
 
+    /// A first line that cannot be read (not UTF-8, a NUL, too long) names no format: it was
+    /// counted as a rejected row and the next line taken for the header, and a binary file
+    /// was reported as hundreds of rejected rows.
+    @Test(arguments: [Data([0xFF, 0xFE, 0x00, 0x41]), Data(String(repeating: "x", count: 70_000).utf8)])
+    func anUnreadableFirstLineRefusesTheFile(first: Data) {
+        let box = Sandbox()
+        let file = box.file("x.csv", first + Data("\nemail,password\nalice@example.com,\(goodPassword)\n".utf8))
+        let run = box.run(["import", file, "--db", box.db, "--json"])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("line 1: header.invalid"), "\(run.stderr)")
+        #expect(run.json["created"] as? Int == 0 && run.json["rejected"] as? Int == 1, "\(run.stdout)")
+        #expect(box.accounts().isEmpty)
+    }
+
     @Test func aKilledImportIsFinishedByASecondRunWithoutDuplicates() throws {
         let box = Sandbox()
         let count = 600

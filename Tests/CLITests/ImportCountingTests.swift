@@ -106,6 +106,30 @@ import Testing
         #expect(dry.stderr == real.stderr)
         #expect(fixture.verify("a@example.com", "Harbor-Tulip-1-Kite") == 0)
     }
+
+    /// A line longer than the reading of a pipe goes (4 MiB) ended the reading: in a file, the
+    /// rows after it were dropped uncounted and the run looked finished. In a file every line
+    /// after it is read now; from a pipe the import says where it stopped, and exits 66.
+    @Test(arguments: ["file", "pipe"])
+    func aLineOfManyMebibytesTakesNoRowAfterItAlong(source: String) {
+        let box = Sandbox()
+        var rows = Self.rows(3)
+        rows.insert(String(repeating: "A", count: 5 * 1024 * 1024), at: 2)
+        let contents = Data((rows.joined(separator: "\n") + "\n").utf8)
+        let run = source == "file"
+            ? box.run(["import", box.file("long.csv", contents), "--db", box.db, "--policy-file", box.cheapPolicy, "--json"])
+            : box.run(["import", "-", "--db", box.db, "--policy-file", box.cheapPolicy, "--json"], input: contents)
+        #expect(run.stderr.contains("line 3: line.unreadable"), "\(run.stderr.prefix(2000))")
+        if source == "file" {
+            #expect(run.status == 65, "\(run.stderr.prefix(2000))")
+            #expect(run.json["created"] as? Int == 3 && run.json["rejected"] as? Int == 1, "\(run.stdout)")
+            #expect(box.accounts().count == 3)
+        } else {
+            #expect(run.status == 66, "\(run.stderr.prefix(2000))")
+            #expect(run.stderr.contains("line 3 goes on for more than 4 MiB: nothing after it was read"), "\(run.stderr.prefix(2000))")
+            #expect(box.accounts().map { $0["email"] as? String } == ["user0@example.com"], "the row before it is stored")
+        }
+    }
 }
 
 extension Sandbox {
