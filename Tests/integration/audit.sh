@@ -184,6 +184,16 @@ diff -u "$tmp/f2b-want" "$tmp/f2b-matched" || fail "fail2ban matched other lines
 # Each match's host, as fail2ban would ban it: the line's client address.
 fail2ban-regex -v "$tmp/syslog" "$filter" 2>&1 | grep -E '^\|\s+[0-9a-f.:]+\s+[A-Z][a-z]{2} [A-Z][a-z]{2} ' | awk '{print $2}' >"$tmp/f2b-hosts"
 printf '%s\n' 203.0.113.7 198.51.100.23 198.51.100.24 2001:db8::9 | diff -u - "$tmp/f2b-hosts" || fail "fail2ban's hosts are not the refused clients"
+# docs/audit-log.md shows both files' settings: the same as the files shipped.
+python3 - "$root/docs/audit-log.md" "$root/docs/fail2ban" <<'PY' || fail "docs/audit-log.md and docs/fail2ban disagree"
+import re, sys
+doc = open(sys.argv[1]).read()
+def settings(text): return [l for l in text.splitlines() if l.strip() and not l.startswith("#")]
+for name in ("filter.d/signup.conf", "jail.d/signup.conf"):
+    block = re.search(r"`/etc/fail2ban/" + re.escape(name) + r"`:\n\n```\n(.*?)```", doc, re.S)
+    if not block or settings(block.group(1)) != settings(open(sys.argv[2] + "/" + name).read()):
+        sys.exit(f"audit: {name} is not what docs/audit-log.md shows")
+PY
 echo "audit: fail2ban-regex matched the $matched refusals with an address, each with its host, and none of the changes"
 
 # No logger at all: no /dev/log, then a socket nobody listens on. signup works and says no more.
