@@ -3,7 +3,8 @@
 # temporary folder, whose socket is /dev/log only inside this script's own mount namespace (the
 # machine's logging is never touched), takes the lines of real signup runs: sign-ups, passwd,
 # disable, enable, delete, an import, a verify that upgrades a hash, and public sign-ups refused
-# (the per-client limit, a taken address, a session ended early, the idle timeout). The lines
+# (the per-client and overall limits, a taken address, the input's end, the idle timeout and the
+# session's time, and at a pseudo-terminal Ctrl-C, too many attempts and a hang-up). The lines
 # written are compared with the expected ones; no password or hash is anywhere in the file; a
 # hostile email stays on one line; fail2ban-regex with the shipped filter matches the refusals,
 # with their host, and none of the changes. Then a run with no /dev/log, and one with a socket
@@ -33,7 +34,7 @@ trap cleanup EXIT
 failures=0
 fail() { echo "audit: FAIL $*"; failures=$((failures + 1)); }
 
-# /dev of this namespace: a tmpfs with the machine's null, zero, urandom… bound in, and /dev/log
+# /dev of this namespace: a tmpfs with the machine's null, zero, urandom, pseudo-terminals… bound in, and /dev/log
 # (a socket of the private daemon once it runs). The machine's /dev, and its /dev/log if it has
 # one, stay as they are.
 mkdir -p "$tmp/host-dev"
@@ -42,6 +43,7 @@ mount -t tmpfs -o mode=0755,size=1m signup-audit-dev /dev
 for node in null zero full random urandom tty; do
     touch "/dev/$node"; mount --bind "$tmp/host-dev/$node" "/dev/$node"
 done
+mkdir /dev/pts && mount --rbind "$tmp/host-dev/pts" /dev/pts && ln -s pts/ptmx /dev/ptmx  # pseudo-terminals
 ln -s /proc/self/fd /dev/fd
 for n in 0 1 2; do ln -s "/proc/self/fd/$n" "/dev/$(echo stdin stdout stderr | cut -d ' ' -f $((n + 1)))"; done
 
@@ -107,6 +109,44 @@ answers stranger3@example.com "$password" | public 2001:db8::7 0 --dry-run "${pu
 answers alice@example.com "$password" | public 198.51.100.23 65 "${pub[@]}"
 printf 'half@example.com\n' | public 198.51.100.24 66 "${pub[@]}"
 sleep 3 | public 2001:db8::9 75 "${pub[@]}" --idle-timeout 1
+sleep 3 | public 2001:db8::10 75 "${pub[@]}" --idle-timeout 5 --session-limit 1
+# At a terminal (a pseudo-terminal, as sshd gives `ssh -t`): Ctrl-C at the first question, five
+# refused emails and a sixth question, and a hang-up while a question waits.
+python3 - "$SIGNUP_BIN" "$db" <<'PY' || fail "the sessions at a terminal did not end as expected"
+import os, pty, select, signal, sys, time
+def session(client, keys, status):
+    pid, fd = pty.fork()
+    if pid == 0:
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "dumb", "HOME": "/nonexistent",
+               "SSH_CONNECTION": client + " 50022 192.0.2.1 22"}
+        os.execve(sys.argv[1], [sys.argv[1], "--public", "--db", sys.argv[2]], env)
+    seen = b""
+    def wait_for(count):  # until the count-th Email: prompt, and a quiet moment after it
+        nonlocal seen
+        deadline = time.time() + 20
+        while seen.count(b"Email: ") < count and time.time() < deadline:
+            if select.select([fd], [], [], 0.2)[0]:
+                try: seen += os.read(fd, 4096)
+                except OSError: break
+        time.sleep(0.6)
+    for n, key in enumerate(keys, 1):
+        wait_for(n)
+        if key is None:
+            os.close(fd); fd = None; break  # the terminal goes away: SIGHUP
+        os.write(fd, key)
+    while fd is not None and select.select([fd], [], [], 10)[0]:
+        try:
+            if not os.read(fd, 4096): break
+        except OSError: break
+    _, code = os.waitpid(pid, 0)
+    got = os.waitstatus_to_exitcode(code)
+    if got != status: print(f"audit: the session from {client} ended with {got}, not {status}"); return False
+    return True
+ok = session("198.51.100.31", [b"\x03"], 130)
+ok &= session("198.51.100.32", [b"bad\r"] * 5 + [b""], 75)
+ok &= session("198.51.100.33", [None], -signal.SIGHUP)
+sys.exit(0 if ok else 1)
+PY
 answers nowhere@example.com "$password" | SSH_CONNECTION="not-an-address 1 2 3" run 75 "${pub[@]}" --limit-overall 1
 
 # A hostile email, stored by another program (the library, a hand-made row): a newline that would
@@ -139,6 +179,10 @@ authpriv.warning signup: public sign-up refused from 203.0.113.7 by $user: clien
 authpriv.notice signup: public sign-up refused from 198.51.100.23 by $user: email taken: alice@example.com
 authpriv.notice signup: public sign-up refused from 198.51.100.24 by $user: session ended early: input ended
 authpriv.warning signup: public sign-up refused from 2001:db8::9 by $user: no answer for 1 s
+authpriv.warning signup: public sign-up refused from 2001:db8::10 by $user: session time is up
+authpriv.notice signup: public sign-up refused from 198.51.100.31 by $user: session ended early: cancelled
+authpriv.warning signup: public sign-up refused from 198.51.100.32 by $user: too many attempts at one answer
+authpriv.notice signup: public sign-up refused from 198.51.100.33 by $user: session ended early: hang-up or termination
 authpriv.warning signup: public sign-up refused by $user: overall limit reached
 authpriv.info signup: account disabled by $user: $shown
 LINES
@@ -176,14 +220,14 @@ cp /etc/fail2ban/filter.d/common.conf "$root/docs/fail2ban/filter.d/signup.conf"
 filter="$tmp/fail2ban/filter.d/signup.conf"
 fail2ban-regex --print-all-matched "$tmp/syslog" "$filter" >"$tmp/f2b" 2>&1 || fail "fail2ban-regex failed: $(tail -n 5 "$tmp/f2b")"
 matched="$(sed -n 's/^Lines: [0-9]* lines, [0-9]* ignored, \([0-9]*\) matched.*/\1/p' "$tmp/f2b")"
-[ "$matched" = 4 ] || { cat "$tmp/f2b"; fail "fail2ban-regex matched ${matched:-?} lines, not the 4 refusals with an address"; }
+[ "$matched" = 8 ] || { cat "$tmp/f2b"; fail "fail2ban-regex matched ${matched:-?} lines, not the 8 refusals with an address"; }
 # The matched lines are exactly the refusals with an address: no change, not the forged text.
 sed -n '/^|- Matched line(s):/,/^`-/p' "$tmp/f2b" | grep '^|  ' | sed -E 's/^\|  //; s/^.* signup\[[0-9]+\]: //' >"$tmp/f2b-matched"
 grep -E '^[^ ]+ signup: public sign-up refused from ' "$tmp/got" | sed -E 's/^[^ ]+ signup: //' >"$tmp/f2b-want"
 diff -u "$tmp/f2b-want" "$tmp/f2b-matched" || fail "fail2ban matched other lines than the refusals with an address"
 # Each match's host, as fail2ban would ban it: the line's client address.
 fail2ban-regex -v "$tmp/syslog" "$filter" 2>&1 | grep -E '^\|\s+[0-9a-f.:]+\s+[A-Z][a-z]{2} [A-Z][a-z]{2} ' | awk '{print $2}' >"$tmp/f2b-hosts"
-printf '%s\n' 203.0.113.7 198.51.100.23 198.51.100.24 2001:db8::9 | diff -u - "$tmp/f2b-hosts" || fail "fail2ban's hosts are not the refused clients"
+printf '%s\n' 203.0.113.7 198.51.100.23 198.51.100.24 2001:db8::9 2001:db8::10 198.51.100.31 198.51.100.32 198.51.100.33 | diff -u - "$tmp/f2b-hosts" || fail "fail2ban's hosts are not the refused clients"
 # docs/audit-log.md shows both files' settings: the same as the files shipped.
 python3 - "$root/docs/audit-log.md" "$root/docs/fail2ban" <<'PY' || fail "docs/audit-log.md and docs/fail2ban disagree"
 import re, sys
