@@ -25,10 +25,12 @@ fi
 
 tmp="$(mktemp -d /tmp/signup-audit.XXXXXX)"
 cleanup() {
-    [ -f "$tmp/rsyslogd.pid" ] && kill "$(cat "$tmp/rsyslogd.pid")" 2>/dev/null
-    umount -l /dev 2>/dev/null || true
-    umount -l "$tmp/host-dev" 2>/dev/null || true
-    rm -rf "$tmp"
+    if [ -f "$tmp/rsyslogd.pid" ]; then kill "$(cat "$tmp/rsyslogd.pid")" 2>/dev/null || true; fi
+    # The mounts are this namespace's and go with it; the folder is removed only once the machine's
+    # /dev is no longer bound inside it, and never across a mount.
+    umount -R /dev 2>/dev/null || umount -l /dev 2>/dev/null || true
+    umount -R "$tmp/host-dev" 2>/dev/null || umount -l "$tmp/host-dev" 2>/dev/null || true
+    if ! mountpoint -q "$tmp/host-dev"; then rm -rf --one-file-system "$tmp"; fi
 }
 trap cleanup EXIT
 failures=0
