@@ -12,7 +12,7 @@ import Darwin
 ///
 /// Every call retries `EINTR` and turns `-1`/errno into a ``StoreError`` whose
 /// reason names the path. Paths are bytes (``DatabasePath``), never re-encoded.
-enum FileSystem {
+package enum FileSystem {
     /// What is at the database path, once every folder on the way was found trustworthy.
     enum Entry: Equatable {
         case missing
@@ -308,13 +308,18 @@ enum FileSystem {
     }
 
     static func userName(_ uid: uid_t) -> String {
+        guard let name = accountName(of: uid) else { return "user \(uid)" }
+        return "user \(VisibleText.of(name)) (\(uid))"
+    }
+
+    /// The name the password database gives `uid`, as it is (not yet made visible); nil when it has none.
+    /// The corresponding C function is `getpwuid_r`.
+    package static func accountName(of uid: uid_t) -> String? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else {
-            return "user \(uid)"
-        }
-        return "user \(VisibleText.of(String(cString: name))) (\(uid))"
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return nil }
+        return String(cString: name)
     }
 
     /// Calls `call` again while it fails with `EINTR`.

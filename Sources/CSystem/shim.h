@@ -37,3 +37,14 @@ static inline int signup_bind_catalog(const char *domain, const char *folder) {
 
 /// The catalog's text for `msgid` in `domain`, or `msgid` itself (the same pointer) when it has none.
 static inline const char *signup_catalog_text(const char *domain, const char *msgid) { return dgettext(domain, msgid); }
+
+#include <syslog.h>
+
+// syslog(3) is a C variadic function, which Swift cannot call: the audit log's one door
+// (Sources/signup/AuditLog.swift is its only caller).
+
+/// Opens the connection to the system logger on the next line: ident `signup`, the process id in every line.
+static inline void signup_openlog(int facility) { openlog("signup", LOG_PID, facility); }
+
+/// Writes `line` as it is (never read as a format) at `priority`, a facility or-ed with a level.
+static inline void signup_syslog(int priority, const char *line) { syslog(priority, "%s", line); }

@@ -131,6 +131,18 @@ public enum TerminalGuard {
         Sys.setAlarm(seconds: max(1, seconds))
     }
 
+    /// Sets what runs when a signal ends the process while a deadline is armed: the deadline
+    /// itself (`SIGALRM`), or a hang-up or termination in the middle of the bounded wait. nil: nothing.
+    ///
+    /// For a record of why the wait ended (a program's audit log). `ending` is called with the
+    /// signal's number inside the signal handler, after the terminal is restored and before the
+    /// goodbye is written; the process was waiting for input and holds none of its own locks,
+    /// and a second alarm already armed exits with the deadline's status 2 s later wherever
+    /// `ending` blocks. Keep it to writing text prepared before the wait.
+    public static func setDeadlineEnding(_ ending: (@convention(c) (Int32) -> Void)?) {
+        GuardState.deadlineEnding.store(ending.map { UInt(bitPattern: unsafeBitCast($0, to: Int.self)) } ?? 0, ordering: .sequentiallyConsistent)
+    }
+
     /// Cancels the deadline ``armDeadline(seconds:conversation:status:)`` set.
     public static func disarmDeadline() {
         Sys.setAlarm(seconds: 0)
@@ -235,6 +247,8 @@ enum GuardState {
     static let holding = Atomic<Bool>(false)
     /// The exit status a SIGALRM ends the process with once a deadline is armed; 0: none (it dies by the signal).
     static let deadlineStatus = Atomic<Int32>(0)
+    /// ``TerminalGuard/setDeadlineEnding(_:)``'s function as its address; 0: none.
+    static let deadlineEnding = Atomic<UInt>(0)
     static let heldSignal = Atomic<Int32>(0)
     static let interruptPending = Atomic<Bool>(false)
     static let resumed = Atomic<Bool>(false)
@@ -251,7 +265,7 @@ enum GuardState {
         _ = (holding.load(ordering: .relaxed), heldSignal.load(ordering: .relaxed))
         _ = (interruptPending.load(ordering: .relaxed), resumed.load(ordering: .relaxed))
         _ = (resized.load(ordering: .relaxed), wakeRead.load(ordering: .relaxed), wakeWrite.load(ordering: .relaxed))
-        _ = (promptOpen.load(ordering: .relaxed), chainCrashes.load(ordering: .relaxed))
+        _ = (promptOpen.load(ordering: .relaxed), chainCrashes.load(ordering: .relaxed), deadlineEnding.load(ordering: .relaxed))
         return shared
     }
 
@@ -345,7 +359,9 @@ enum GuardState {
 
 /// Restores the terminal, ends the open line, says what a SIGINT means, then dies by `sig`.
 private func dieBySignal(_ sig: Int32) {
-    if sig == SIGALRM && GuardState.deadlineStatus.load(ordering: .sequentiallyConsistent) != 0 {
+    let ending = GuardState.deadlineStatus.load(ordering: .sequentiallyConsistent) != 0
+        ? GuardState.deadlineEnding.load(ordering: .sequentiallyConsistent) : 0
+    if (sig == SIGALRM && GuardState.deadlineStatus.load(ordering: .sequentiallyConsistent) != 0) || ending != 0 {
         // A deadline must end the process even when the terminal takes no output (a client that
         // pressed Ctrl-S, or stopped reading): the goodbye below may block in write or tcsetattr,
         // so two seconds from now a second SIGALRM exits with the deadline's status wherever the
@@ -356,6 +372,7 @@ private func dieBySignal(_ sig: Int32) {
         Sys.setAlarm(seconds: 2)
     }
     GuardState.restoreSaved()
+    if ending != 0 { unsafeBitCast(Int(bitPattern: ending), to: (@convention(c) (Int32) -> Void).self)(sig) }
     GuardState.endOpenLine()
     if sig == SIGINT {
         GuardState.shared.interruptConversation.write(to: GuardState.messageOutput.load(ordering: .relaxed))
@@ -371,7 +388,8 @@ private func dieBySignal(_ sig: Int32) {
     SignalSafe.unblock(sig)
 }
 
-// The handlers below call only tcgetattr, tcsetattr, sigaction, pthread_sigmask, raise and write.
+// The handlers below call only tcgetattr, tcsetattr, sigaction, pthread_sigmask, raise and write, and the
+// deadline's ending function when one is set (under its grace alarm).
 
 /// The deadline's goodbye did not get through in time: exit with its status at once.
 private func onDeadlineGrace(_ sig: Int32) {

@@ -94,6 +94,7 @@ extension StateCommand {
             TerminalGuard.releaseSignals()
             throw AccountAccess.failure(error)
         }
+        if before != Self.state { AuditLog.record(Self.state == .disabled ? .disabled(email: email) : .enabled(email: email)) }
         let shown = VisibleText.of(email)
         IO.write(Translation.signup(before == Self.state ? Self.already(shown) : Self.done(shown)) + "\n", to: 1)
         if let failure = IO.outputFailure {
@@ -187,6 +188,7 @@ struct DeleteCommand: ParsableCommand {
             TerminalGuard.releaseSignals()
             throw AccountAccess.failure(error)
         }
+        AuditLog.record(.deleted(email: email))
         IO.write(Translation.signup(Translation.english("Deleted {email}", ["email": VisibleText.of(email)])) + "\n", to: 1)
         if let failure = IO.outputFailure {
             IO.write("error: " + Translation.signup(Translation.english("cannot write to standard output: {reason}", ["reason": "\(failure)"])) + "\n", to: 2)

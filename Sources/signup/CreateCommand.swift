@@ -169,6 +169,7 @@ struct CreateRun {
 
     func run() throws {
         let environment = IO.environment()
+        if dryRun { AuditLog.silence() }
         if passwordFile != nil && passwordFd != nil {
             throw UsageError(.english("use only one of --password-file and --password-fd"))
         }
@@ -290,6 +291,14 @@ struct CreateRun {
         runner.close()
         if interactive { TerminalGuard.restore() }
         let status = report.show(outcome)
+        if publicSession != nil {
+            // A stranger who leaves before the end: one line, as a limit would write.
+            switch outcome {
+            case .cancelled: AuditLog.refuse(.endedEarly(how: "cancelled"))
+            case .incomplete: AuditLog.refuse(.endedEarly(how: "input ended"))
+            default: break
+            }
+        }
         if publicSession != nil, case .succeeded = outcome, !dryRun {
             // A stranger's account waits for an administrator (signup list --state pending, signup enable).
             IO.write(translation(Translation.english("An administrator must enable the account before you can sign in.")) + "\n", to: 2)
@@ -339,6 +348,7 @@ struct CreateRun {
                 TerminalGuard.releaseSignals()
                 throw error
             }
+            AuditLog.record(.passwordChanged(email: submission.email))
             return .succeeded(submission.created(id: 0))
         } catch {
             switch error {
@@ -376,6 +386,7 @@ struct CreateRun {
                 } else {
                     account = try store.create(email: submission.email, passwordHash: hash, at: Date(), whenLocked: TerminalGuard.holdSignals)
                 }
+                AuditLog.record(publicSignup == nil ? .created(email: submission.email) : .createdPending(email: submission.email))
                 return .succeeded(submission.created(id: account.id))
             } catch {
                 TerminalGuard.releaseSignals()
@@ -383,9 +394,11 @@ struct CreateRun {
             }
         } catch {
             switch error {
-            case .emailTaken: return .rejected([SignupForm.emailTaken])
+            case .emailTaken:
+                if publicSignup != nil { AuditLog.refuse(.emailTaken(email: submission.email)) }
+                return .rejected([SignupForm.emailTaken])
             case .noAccount, .unavailable: return .unavailable(reason: error.description)
-            case .limitReached(let reason): PublicSession.end(reason)  // a public session's limit: one line, exit 75
+            case .limitReached(let reason): PublicSession.end(reason, refusal: .rateLimit(reason: reason))  // a public session's limit: one line, exit 75
             }
         }
     }

@@ -117,6 +117,7 @@ struct ImportCommand: ParsableCommand {
             IO.write("error: " + VisibleText.of(storage) + "; " + summary.resumeHint + "\n", to: 2)
         }
         summary.show(summary.storageFailure == nil ? .finished : .storageFailure, json: json, dryRun: dryRun)
+        summary.audit(dryRun: dryRun)
         if let failure = IO.outputFailure {
             IO.write("error: " + Translation.signup(Translation.english("cannot write to standard output: {reason}", ["reason": "\(failure)"])) + "\n", to: 2)
             throw ExitCode(ExitStatus.unwritable)

@@ -60,6 +60,13 @@ struct ImportSummary {
         IO.write(Translation.signup(line) + "\n", to: 1)
     }
 
+    /// The audit log's one line for the run, when it stored anything (a dry run never does).
+    func audit(dryRun: Bool) {
+        guard !dryRun, created + updated > 0 else { return }
+        let rejected = rejected - (batchStart == nil ? 0 : rejectedInBatch)
+        AuditLog.record(.imported(created: created, updated: updated, alreadyThere: alreadyThere.count, rejected: rejected))
+    }
+
     /// The one line on standard error for every row already there, when there is one.
     func showAlreadyThere() {
         guard alreadyThere.count > 0 else { return }
@@ -186,6 +193,7 @@ final class ImportReport: Sendable {
             let stopped = Translation.signup(Translation.english("Interrupted by {signal}", ["signal": ImportSummary.name(sig)]))
             IO.write(stopped + "; " + summary.resumeHint + "\n", to: 2)
             summary.show(.signal(sig), json: json, dryRun: dryRun)
+            summary.audit(dryRun: dryRun)
             TerminalGuard.releaseSignals()
         }
     }

@@ -56,11 +56,15 @@ final class PublicSession {
         prompts += 1
         if case .field(let name) = prompt.question {
             attempts[name, default: 0] += 1
-            if attempts[name]! > Self.attemptsPerField { Self.end(Translation.english("Too many attempts at one answer: the session ends. Nothing was saved.")) }
+            if attempts[name]! > Self.attemptsPerField {
+                Self.end(Translation.english("Too many attempts at one answer: the session ends. Nothing was saved."), refusal: .tooManyAttemptsAtOneAnswer)
+            }
         }
-        if prompts > Self.promptsPerSession { Self.end(Translation.english("Too many answers: the session ends. Nothing was saved.")) }
+        if prompts > Self.promptsPerSession { Self.end(Translation.english("Too many answers: the session ends. Nothing was saved."), refusal: .tooManyAnswers) }
         let left = sessionSeconds - (IO.monotonicSeconds() - started)
-        if left <= 0 { Self.end(Self.timeIsUp) }
+        if left <= 0 { Self.end(Self.timeIsUp, refusal: .sessionTimeUp) }
+        // The line a deadline writes is made now: when it comes, a signal handler only hands it on.
+        AuditLog.prepareDeadline(idleSeconds < left ? .idleTimeout(seconds: idleSeconds) : .sessionTimeUp)
         if idleSeconds < left {
             TerminalGuard.armDeadline(seconds: idleSeconds, conversation: "\n" + Translation.signup(Translation.english("No answer for {seconds} s: the session ends. Nothing was saved.", ["seconds": "\(idleSeconds)"])) + "\n",
                                       status: Self.limitReached)
@@ -74,8 +78,9 @@ final class PublicSession {
     private static var timeIsUp: String { Translation.english("The session's time is up. Nothing was saved.") }
 
     /// Ends the session for a limit: the terminal restored, `line` (translated) on standard
-    /// error, exit 75 with nothing stored.
-    static func end(_ line: String) -> Never {
+    /// error, `refusal` in the audit log, exit 75 with nothing stored.
+    static func end(_ line: String, refusal: AuditLog.Refusal) -> Never {
+        AuditLog.refuse(refusal)
         TerminalGuard.restore()
         IO.write("\n" + Translation.signup(line) + "\n", to: 2)
         exit(Self.limitReached)

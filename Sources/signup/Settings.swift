@@ -119,6 +119,9 @@ struct Settings {
             try settings.add(Array(systemFile.utf8), role: "system", missingIsError: nil)
         }
         try settings.resolve()
+        // Every command reads its settings before it changes anything: its lines go where the
+        // configuration says from the first one on.
+        AuditLog.facility = settings.syslogFacility.value
         return settings
     }
 

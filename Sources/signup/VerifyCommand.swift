@@ -114,7 +114,10 @@ struct VerifyCommand: ParsableCommand {
     private static func upgrade(email: String, from hash: String, password: Secret, costs: PasswordPolicy.Argon2Costs, at location: StoreLocation) {
         do throws(StoreError) {
             let stronger = try PasswordHasher.hash(password, costs: costs)
-            _ = try location.openExistingForWriting()?.rehash(email: SignupForm.normalizeEmail(email), verified: hash, to: stronger)
+            let key = SignupForm.normalizeEmail(email)
+            if try location.openExistingForWriting()?.rehash(email: key, verified: hash, to: stronger) == true {
+                AuditLog.record(.hashUpgraded(email: key))
+            }
         } catch {
             IO.write("note: " + About.english("the password hash could not be upgraded to the policy's costs: {reason}",
                                               ["reason": VisibleText.of(error.description)]) + "\n", to: 2)
