@@ -59,7 +59,10 @@ public final class AccountStore: Sendable {
                 if try db.text("PRAGMA journal_mode") != "wal" {
                     // On a read-only file this stays in its current mode; writes then
                     // fail with SQLITE_READONLY, which `create` reports.
-                    _ = try db.text("PRAGMA journal_mode = WAL")
+                    // The switch needs the file's exclusive lock, which SQLite takes without its busy
+                    // handler: another program's write lock on a file it put in a rollback journal
+                    // refused the writer at once, where a writer waits its turn.
+                    try db.retryingWhileBusy(for: Self.busyTimeout) { _ = try db.text("PRAGMA journal_mode = WAL") }
                 }
             }
         } catch {

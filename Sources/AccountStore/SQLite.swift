@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // The one door to SQLite: the only code in the package that calls sqlite3_* (as Libpq.swift is
 // for PostgreSQL). What it offers is what the store uses: a connection opened with the store's
@@ -318,5 +321,26 @@ final class SQLiteConnection: @unchecked Sendable {
             return .commit
         }
         return result!
+    }
+}
+
+extension SQLiteConnection {
+    /// Runs `body` again, every 20 ms, while it fails with SQLITE_BUSY, for up to `seconds` in all:
+    /// a wait for what SQLite's own busy handler does not wait for.
+    func retryingWhileBusy(for seconds: Double, _ body: () throws -> Void) throws {
+        let deadline = Self.monotonicSeconds() + seconds
+        while true {
+            do {
+                return try body()
+            } catch let error as SQLiteError where error.code == SQLITE_BUSY && Self.monotonicSeconds() < deadline {
+                usleep(20_000)
+            }
+        }
+    }
+
+    private static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

@@ -94,4 +94,27 @@ import Testing
         #expect(db.psql("SELECT email FROM account") == ["first@example.com"])
         _ = holder
     }
+
+    /// Another program switched the file to a rollback journal and holds its write lock for a
+    /// second: a writer waits its turn, as in WAL mode, and then writes. The switch back to WAL
+    /// needs a lock SQLite takes without its busy handler, and the writer was refused within a
+    /// few tenths of a second (exit 74, "locked by another program").
+    @Test(arguments: [["disable", "first@example.com"], []])
+    func aWriterWaitsForALockHeldInARollbackJournal(command: [String]) throws {
+        let box = Sandbox()
+        #expect(box.run(["--db", box.db], input: signUp("first@example.com")).status == 0)
+        let locker = Background(["python3", "-c", """
+            import sqlite3, sys, time
+            c = sqlite3.connect(sys.argv[1], isolation_level=None)
+            c.execute('PRAGMA journal_mode=DELETE'); c.execute('BEGIN IMMEDIATE'); print('locked', flush=True)
+            time.sleep(1.0); c.execute('COMMIT'); print('released', flush=True); time.sleep(60)
+            """, box.db])
+        #expect(locker.firstLine() == "locked")
+        let run = box.run(command + ["--db", box.db], input: command.isEmpty ? signUp("second@example.com") : nil)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(locker.firstLine() == "released")
+        let accounts = box.accounts()
+        #expect(accounts.compactMap { $0["email"] as? String } == (command.isEmpty ? ["first@example.com", "second@example.com"] : ["first@example.com"]))
+        if !command.isEmpty { #expect(accounts.first?["state"] as? String == "disabled") }
+    }
 }
