@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import SignupCore
 import Testing
@@ -83,6 +84,29 @@ let nameKey = FieldKey<String>("name")
         // Brackets without letters, or the same letters, map nothing.
         #expect(AnswerKeys(english: "Change which? [1-2] ", shown: "Was ändern? [1-2] ").englishAnswer(for: "1") == "1")
         #expect(AnswerKeys(english: "Go? [Y/n] ", shown: "Weiter? [Y/n] ").englishAnswer(for: "j") == "j")
+    }
+
+    /// Every question the German catalog translates keeps letters the runner can use: a
+    /// translator's `[J/n/e]` (e for yes) would otherwise show the English brackets instead.
+    @Test func theGermanCatalogsQuestionsHaveLettersTheRunnerTakes() throws {
+        let po = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../po/de.po")
+        var entries: [(String, String)] = [], field = "", id = "", text = ""
+        let lines = try String(contentsOf: po, encoding: .utf8).split(separator: "\n").map(String.init) + ["msgid \"\""]
+        for line in lines {
+            let quoted = line.drop { $0 != "\"" }.dropFirst().dropLast()
+            if line.hasPrefix("msgid ") { if !id.isEmpty { entries.append((id, text)) }; field = "id"; id = String(quoted); text = "" }
+            else if line.hasPrefix("msgstr ") { field = "str"; text = String(quoted) }
+            else if line.hasPrefix("\"") { if field == "id" { id += quoted } else { text += quoted } }
+        }
+        let questions = entries.filter { $0.0.range(of: #"\[[A-Za-z](/[A-Za-z])+\]"#, options: .regularExpression) != nil }
+        #expect(questions.count >= 8, "\(questions.map(\.0))")
+        for (english, german) in questions {
+            let keys = AnswerKeys(english: english, shown: german)
+            #expect(keys.shown == german, "\(english) → \(german): the runner would show \(keys.shown)")
+            if english.contains("[Y/n/e]") {
+                #expect(keys.englishAnswer(for: "j") == "y" && keys.englishAnswer(for: "ä") == "e" && keys.englishAnswer(for: "n") == "n")
+            }
+        }
     }
 
     @Test func aScriptHearsItsErrorsAtTheEndInOneLineEach() throws {
