@@ -55,8 +55,10 @@ enum FileSystem {
     /// missing folder means the file is missing.
     ///
     /// `beforeWriting` checks as a writer would, without creating anything: a missing file
-    /// in a folder others can write is refused, as a writer would refuse it.
-    static func resolve(_ path: DatabasePath, creatingFolders: Bool, beforeWriting: Bool = false) throws(StoreError) -> Resolved {
+    /// in a folder others can write is refused, as a writer would refuse it. `database` false
+    /// walks a file that is not a database (``TrustedFile``): no side files, and messages that
+    /// do not speak of SQLite's.
+    static func resolve(_ path: DatabasePath, creatingFolders: Bool, beforeWriting: Bool = false, database: Bool = true) throws(StoreError) -> Resolved {
         var pending = components(path.bytes)
         guard let name = pending.popLast(), name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")],
               path.bytes.last != UInt8(ascii: "/")
@@ -108,12 +110,17 @@ enum FileSystem {
         var info = stat()
         let found = lstatBytes(file, &info) == 0
         let missingCode = found ? 0 : errno
-        if found { try checkFile(info, at: file, parent: folderInfo, path: path) }
+        if found { try checkFile(info, at: file, parent: folderInfo, path: path, database: database) }
         // A reader of a missing file uses nothing: only a writer is about to create files in this folder.
         if !found && missingCode == ENOENT && !creatingFolders && !beforeWriting { return Resolved(canonical: file, entry: .missing) }
         if folderInfo.st_mode & 0o022 != 0 {
             throw .unavailable(reason: "cannot use \(path): its folder \(visible(folder)) can be written by other users "
-                + "(mode \(octal(folderInfo.st_mode))), who could plant the database or the -wal and -shm files SQLite makes beside it")
+                + "(mode \(octal(folderInfo.st_mode))), who could "
+                + (database ? "plant the database or the -wal and -shm files SQLite makes beside it" : "replace the file"))
+        }
+        if !database {
+            guard found else { throw .unavailable(reason: "cannot use \(path): \(describe(missingCode))") }
+            return Resolved(canonical: file, entry: info.st_size == 0 ? .emptyFile : .nonEmptyFile)
         }
         guard found else {
             guard missingCode == ENOENT else { throw .unavailable(reason: "cannot use \(path): \(describe(missingCode))") }
@@ -124,11 +131,12 @@ enum FileSystem {
         return Resolved(canonical: file, entry: info.st_size == 0 ? .emptyFile : .nonEmptyFile)
     }
 
-    private static func checkFile(_ info: stat, at file: [UInt8], parent: stat, path: DatabasePath) throws(StoreError) {
+    private static func checkFile(_ info: stat, at file: [UInt8], parent: stat, path: DatabasePath, database: Bool) throws(StoreError) {
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFLNK:
-            throw .unavailable(reason: "cannot use \(path): it is a symbolic link, and signup never follows one at the database path")
+            throw .unavailable(reason: "cannot use \(path): it is a symbolic link, and signup never follows one at "
+                + (database ? "the database path" : "the path of a file it trusts"))
         case S_IFDIR: throw .unavailable(reason: "cannot open \(path): it is a folder, not a file")
         case S_IFIFO: throw .unavailable(reason: "cannot open \(path): it is a named pipe, not a file")
         case S_IFCHR, S_IFBLK: throw .unavailable(reason: "cannot open \(path): it is a device, not a file")
@@ -282,7 +290,7 @@ enum FileSystem {
         return info
     }
 
-    private static func lstatBytes(_ entry: [UInt8], _ info: inout stat) -> Int32 {
+    static func lstatBytes(_ entry: [UInt8], _ info: inout stat) -> Int32 {
         retryingInterrupts { entry.withCString { lstat($0, &info) } }
     }
 
@@ -295,11 +303,11 @@ enum FileSystem {
         return Array(buffer.prefix(count))
     }
 
-    private static func octal(_ mode: mode_t) -> String {
+    static func octal(_ mode: mode_t) -> String {
         "0" + String(mode & 0o7777, radix: 8)
     }
 
-    private static func userName(_ uid: uid_t) -> String {
+    static func userName(_ uid: uid_t) -> String {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)

@@ -117,6 +117,11 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             && keyword.trimmingBlanks().allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
     }
 
+    /// Whether `text` names a PostgreSQL database (a URL, or a libpq keyword and `=`) rather than a file.
+    public static func namesPostgreSQL(_ text: String) -> Bool {
+        looksLikePostgres(text)
+    }
+
     /// libpq quotes the text it could not parse, and any part of it may be a password: the
     /// problem is named in signup's own words, with no text from the string at all.
     static func parseProblem(_ reason: String) -> String {

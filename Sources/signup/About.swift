@@ -47,6 +47,15 @@ enum About {
     }
 }
 
+extension About {
+    /// The help of every `--config`.
+    static var configHelp: ArgumentHelp {
+        .english(
+            "The configuration file to read instead of ~/.config/signup/signup.conf and /etc/signup/signup.conf (default: $SIGNUP_CONFIG; its format: signup.conf(5)).",
+            value: Translation.english("path"))
+    }
+}
+
 extension ArgumentHelp {
     /// An option's help from signup's catalog: `text` and `value` (the value's name, when it is
     /// a word) are English texts marked for the catalog (scripts/po extracts `english("…")`),

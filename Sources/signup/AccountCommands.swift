@@ -54,6 +54,19 @@ struct AccountTarget: ParsableArguments {
 
     @Option(help: About.databaseHelp, completion: .file())
     var db: String?
+
+    @Option(help: About.configHelp, completion: .file())
+    var config: String?
+
+    /// The settings of this run (`--config`, `SIGNUP_CONFIG`, the user's and the system's file).
+    func settings() throws(ConfigError) -> Settings {
+        try Settings.load(config: config)
+    }
+
+    /// The database: `--db`, `SIGNUP_DB`, the configuration's `database`, or the default.
+    func location() throws -> StoreLocation {
+        try settings().location(given: db).value
+    }
 }
 
 /// `signup disable EMAIL` and `signup enable EMAIL`: the state that says whether an account may sign in.
@@ -68,7 +81,7 @@ protocol StateCommand: ParsableCommand {
 
 extension StateCommand {
     func run() throws {
-        let location = try StoreOption.location(given: target.db)
+        let location = try target.location()
         let store = try AccountAccess.existingStore(at: location)
         let email = AccountAccess.normalized(target.email)
         let before: AccountState
@@ -144,7 +157,7 @@ struct DeleteCommand: ParsableCommand {
     var yes = false
 
     func run() throws {
-        let location = try StoreOption.location(given: target.db)
+        let location = try target.location()
         let atTerminal = isTerminal(0) && isTerminal(2)
         if !yes && !atTerminal {
             throw UsageError(.english("signup delete asks before deleting, and there is no terminal to ask at: add --yes"))

@@ -44,19 +44,19 @@ struct CreateOptions: ParsableArguments {
     @Flag(help: .english("A stranger's sign-up (an SSH forced command): time and attempt limits, no job control."))
     var `public` = false
 
-    @Option(help: .english("With --public: seconds to answer one question (default 60).", value: Translation.english("seconds")))
+    @Option(help: .english("With --public: seconds to answer one question (default: public.answer-seconds, else 60).", value: Translation.english("seconds")))
     var idleTimeout: Int?
 
-    @Option(help: .english("With --public: seconds for the whole session (default 600).", value: Translation.english("seconds")))
+    @Option(help: .english("With --public: seconds for the whole session (default: public.session-seconds, else 600).", value: Translation.english("seconds")))
     var sessionLimit: Int?
 
-    @Option(help: .english("With --public: accounts one client address may create per --limit-window (default 3).", valueName: "n"))
+    @Option(help: .english("With --public: accounts one client address may create per --limit-window (default: public.per-client, else 3).", valueName: "n"))
     var limitPerClient: Int?
 
-    @Option(help: .english("With --public: accounts all strangers together may create per --limit-window (default 30).", valueName: "n"))
+    @Option(help: .english("With --public: accounts all strangers together may create per --limit-window (default: public.overall, else 30).", valueName: "n"))
     var limitOverall: Int?
 
-    @Option(help: .english("With --public: the window of both limits, in seconds (default 3600).", value: Translation.english("seconds")))
+    @Option(help: .english("With --public: the window of both limits, in seconds (default: public.limit-window, else 3600).", value: Translation.english("seconds")))
     var limitWindow: Int?
 
     func run() throws {
@@ -70,9 +70,9 @@ struct CreateOptions: ParsableArguments {
         var run = passwordOptions.run
         run.email = email
         run.dryRun = dryRun
-        run.publicSession = `public` ? PublicSession(
-            idleSeconds: idleTimeout ?? 60, sessionSeconds: sessionLimit ?? 600,
-            limits: SignupLimits(windowSeconds: limitWindow ?? 3600, perClient: limitPerClient ?? 3, overall: limitOverall ?? 30)
+        // Each limit not given comes from the configuration (public.*), else its default.
+        run.publicOptions = `public` ? CreateRun.PublicOptions(
+            idle: idleTimeout, session: sessionLimit, perClient: limitPerClient, overall: limitOverall, window: limitWindow
         ) : nil
         try run.run()
     }
@@ -88,6 +88,9 @@ struct PasswordOptions: ParsableArguments {
 
     @Option(help: About.databaseHelp, completion: .file())
     var db: String?
+
+    @Option(help: About.configHelp, completion: .file())
+    var config: String?
 
     // Optional, not defaulted: `--policy standard --policy-file F` names two policies.
     @Option(help: .english("The password policy: standard (the default), strict or nist.", value: Translation.english("name")), completion: .list(["standard", "strict", "nist"]))
@@ -111,7 +114,7 @@ struct PasswordOptions: ParsableArguments {
     /// The run these options describe, with no email and no dry run.
     var run: CreateRun {
         CreateRun(
-            passwordFile: passwordFile, passwordFd: passwordFd, db: db, policy: policy,
+            passwordFile: passwordFile, passwordFd: passwordFd, db: db, config: config, policy: policy,
             policyFile: policyFile, json: json, quiet: quiet, plain: plain, noInteractive: noInteractive
         )
     }
@@ -141,6 +144,8 @@ struct CreateRun {
     var passwordFile: String? = nil
     var passwordFd: Int32? = nil
     var db: String? = nil
+    /// `--config`: the one configuration file to read, instead of the user's and the system's.
+    var config: String? = nil
     /// `--policy`, nil when not given (the standard policy, unless `--policy-file`).
     var policy: String? = nil
     var policyFile: String? = nil
@@ -151,8 +156,13 @@ struct CreateRun {
     var dryRun = false
     /// `signup passwd EMAIL`: the account whose password this run changes, instead of creating one.
     var changing: String? = nil
-    /// The limits of `--public`; nil for an ordinary run.
-    var publicSession: PublicSession? = nil
+    /// The limits of `--public` given as options (nil: the configuration's, else the defaults); nil for an ordinary run.
+    var publicOptions: PublicOptions? = nil
+
+    /// `--idle-timeout`, `--session-limit`, `--limit-per-client`, `--limit-overall` and `--limit-window` as given.
+    struct PublicOptions {
+        var idle: Int?, session: Int?, perClient: Int?, overall: Int?, window: Int?
+    }
 
     /// `--policy`'s default.
     static let standardPolicy = "standard"
@@ -170,8 +180,12 @@ struct CreateRun {
         if let passwordFd, !PasswordSource.isInherited(passwordFd) {
             throw UsageError(.english("the --password-fd descriptor is not open"))
         }
-        let location = try StoreOption.location(given: db)
-        let passwordPolicy = try PolicyLoader.policy(named: policy ?? Self.standardPolicy, file: policyFile)
+        let settings = try Settings.load(config: config)
+        let location = try settings.location(given: db).value
+        let passwordPolicy = try settings.policy(named: policy, file: policyFile).policy
+        let publicSession = publicOptions.map {
+            settings.publicSession(idle: $0.idle, session: $0.session, perClient: $0.perClient, overall: $0.overall, window: $0.window)
+        }
         var options = RunnerOptions(programName: "signup", environment: environment)
         options.translation = .signup
         options.plain = plain
@@ -256,7 +270,6 @@ struct CreateRun {
         let changing = changing
         let translation = options.translation
         let answer: (Prompt, () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> = sharedLine?.intercept ?? { $1() }
-        let publicSession = publicSession
         let publicSignup = publicSession.map { (origin: PublicSession.clientAddress(), limits: $0.limits) }
         let outcome = runner.run(&wizard, intercept: { prompt, read in
             guard let publicSession else { return answer(prompt, read) }
@@ -384,7 +397,7 @@ extension CreateRun {
     ///
     /// swift-argument-parser reflects over every command's options and builds every command's
     /// help text before it reads one word: 18 of the 25 million instructions of a start-up with
-    /// `--db PATH` (BENCHMARKS.md). What is read here: `create` as the first word; `--db`,
+    /// `--db PATH` (BENCHMARKS.md). What is read here: `create` as the first word; `--db`, `--config`,
     /// `--email`, `--password-file`, `--policy` and `--policy-file`, each followed by its value
     /// as a separate word that is not empty and does not start with `-`; `--dry-run`, `--json`,
     /// `--quiet`, `--plain` and `--no-interactive`. Each word at most once. Anything else (a word
@@ -405,13 +418,14 @@ extension CreateRun {
             case "--quiet": run.quiet = true
             case "--plain": run.plain = true
             case "--no-interactive": run.noInteractive = true
-            case "--db", "--email", "--password-file", "--policy", "--policy-file":
+            case "--db", "--config", "--email", "--password-file", "--policy", "--policy-file":
                 index = words.index(after: index)
                 guard index < words.endIndex else { return nil }
                 let value = words[index]
                 guard !value.isEmpty, !value.hasPrefix("-") else { return nil }
                 switch word {
                 case "--db": run.db = value
+                case "--config": run.config = value
                 case "--email": run.email = value
                 case "--password-file": run.passwordFile = value
                 case "--policy": run.policy = value

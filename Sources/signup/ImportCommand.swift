@@ -60,8 +60,9 @@ struct ImportCommand: ParsableCommand {
     @OptionGroup var policy: PolicyOptions
 
     func run() throws {
-        let passwordPolicy = try policy.load()
-        let location = try StoreOption.location(given: db)
+        let settings = try policy.settings()
+        let passwordPolicy = try policy.load(settings)
+        let location = try settings.location(given: db).value
         if let fromLine, fromLine < 1 { throw UsageError(.english("--from-line takes a line number, 1 or more")) }
         let fd: Int32
         if file == "-" {

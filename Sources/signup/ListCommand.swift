@@ -39,8 +39,9 @@ struct ListCommand: ParsableCommand {
     @OptionGroup var policy: PolicyOptions
 
     func run() throws {
-        let location = try StoreOption.location(given: db)
-        if countOldHashes { return try countOld(at: location) }
+        let settings = try policy.settings()
+        let location = try settings.location(given: db).value
+        if countOldHashes { return try countOld(at: location, settings: settings) }
         // Read once: a property wrapper's getter per row instantiated generic metadata each time.
         let json = self.json
         var output = StandardOutput()
@@ -94,8 +95,8 @@ struct ListCommand: ParsableCommand {
     }
 
     /// `--count-old-hashes`: one number on standard output (a JSON object with `--json`).
-    private func countOld(at location: StoreLocation) throws {
-        let costs = try policy.load().argon2
+    private func countOld(at location: StoreLocation, settings: Settings) throws {
+        let costs = try policy.load(settings).argon2
         let count: Int
         do throws(StoreError) {
             count = try location.openExisting()?.countHashes(weakerThan: costs) ?? 0

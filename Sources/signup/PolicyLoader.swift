@@ -75,11 +75,19 @@ struct PolicyOptions: ParsableArguments {
     @Option(help: .english("A JSON policy file (its format: signup-policy(5)).", value: Translation.english("path")), completion: .file())
     var policyFile: String?
 
-    /// The policy chosen; both options at once is a usage error.
-    func load() throws(UsageError) -> PasswordPolicy {
+    @Option(help: About.configHelp, completion: .file())
+    var config: String?
+
+    /// The settings of this run (`--config`, `SIGNUP_CONFIG`, the user's and the system's file).
+    func settings() throws(ConfigError) -> Settings {
+        try Settings.load(config: config)
+    }
+
+    /// The policy chosen, with the configuration's Argon2 costs; both options at once is a usage error.
+    func load(_ settings: Settings) throws -> PasswordPolicy {
         if policyFile != nil && policy != nil {
             throw UsageError(.english("use only one of --policy and --policy-file"))
         }
-        return try PolicyLoader.policy(named: policy ?? CreateRun.standardPolicy, file: policyFile)
+        return try settings.policy(named: policy, file: policyFile).policy
     }
 }

@@ -17,14 +17,18 @@ struct Signup: ParsableCommand {
             Exit codes: 0 created (or would be, with --dry-run), 1 declined, 64 usage, 65 invalid \
             or taken, 66 input ended early or no terminal could be used, 74 storage failure or \
             standard output failed, 75 a limit of --public was reached, 130 cancelled.
-            Environment: SIGNUP_DB is the database when --db is not given; SIGNUP_PASSWORD answers \
+            Environment: SIGNUP_DB is the database when --db is not given; SIGNUP_CONFIG names the one \
+            configuration file to read when --config is not given; XDG_CONFIG_HOME places the user's; SIGNUP_PASSWORD answers \
             both password fields (read once at start and removed: prefer --password-file or \
             --password-fd); XDG_DATA_HOME places the default database; NO_COLOR, or TERM dumb, unset \
             or unknown, means no colour and no escape sequences; LC_ALL, LC_CTYPE and LANG choose \
             UTF-8 or ASCII output; HOME places ~/.local/share; COLUMNS is used when the terminal \
             does not say its width; libpq's PG variables (PGHOST, PGUSER, PGPASSFILE, \
             PGSERVICE...) apply to a PostgreSQL database.
-            Files: $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite, \
+            Files: /etc/signup/signup.conf, the system's settings, and $XDG_CONFIG_HOME/signup/signup.conf, \
+            else ~/.config/signup/signup.conf, the user's (signup.conf(5): the command line, then the \
+            environment, then the user's file, then the system's); \
+            $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite, \
             the default database (with its -wal and -shm files beside it); ~/.pgpass, libpq's passwords.
             Examples:
               signup                          ask at this terminal
@@ -42,11 +46,12 @@ struct Signup: ParsableCommand {
               signup import --dry-run users.csv
                                               check a file of email,password rows, store nothing
               signup import users.csv         create its accounts
+              signup config                   the settings and where each came from
             """),
         version: About.version,
         subcommands: [
             CreateCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, DisableCommand.self,
-            EnableCommand.self, DeleteCommand.self, ImportCommand.self,
+            EnableCommand.self, DeleteCommand.self, ImportCommand.self, ConfigCommand.self,
         ],
         defaultSubcommand: CreateCommand.self
     )
@@ -103,6 +108,8 @@ struct Signup: ParsableCommand {
                 try command.run()
             }
         } catch let error as UsageError {
+            error.exit()
+        } catch let error as ConfigError {
             error.exit()
         } catch let code as ExitCode {
             // signup's own result (66 at end of input, 65, 1, 130): its message is already

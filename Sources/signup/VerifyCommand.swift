@@ -36,8 +36,9 @@ struct VerifyCommand: ParsableCommand {
     @OptionGroup var policy: PolicyOptions
 
     func run() throws {
-        let location = try StoreOption.location(given: db)
-        let costs = try policy.load().argon2
+        let settings = try policy.settings()
+        let location = try settings.location(given: db).value
+        let costs = try policy.load(settings).argon2
         let password: Secret
         let translation = Translation.signup
         let nothingChecked = translation(Translation.english("Nothing was checked.")) + "\n"

@@ -10,7 +10,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: signupBinary)
         process.arguments = ["--dry-run", "--db", "/nonexistent/accounts.sqlite"]
-        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "dumb", "SWIFT_BACKTRACE": "enable=no", "SIGNUP_PASSWORD": secret]
+        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "dumb", "SWIFT_BACKTRACE": "enable=no", "SIGNUP_CONFIG": "/dev/null", "SIGNUP_PASSWORD": secret]
         let input = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardError = errors

@@ -67,7 +67,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: signupBinary)
         process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": box.folder.path, "LANG": "C.UTF-8", "TERM": "dumb", "SWIFT_BACKTRACE": "enable=no"]
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": box.folder.path, "LANG": "C.UTF-8", "TERM": "dumb", "SWIFT_BACKTRACE": "enable=no", "SIGNUP_CONFIG": "/dev/null"]
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout

@@ -314,12 +314,12 @@ extension LanguageTests {
     @Test(arguments: [
         (["--Hunter2-Secret-77"], "error: Unbekannte Option (nicht gezeigt: sie kann ein Geheimnis sein)\nAufruf: signup create <optionen>\n  Mehr dazu: 'signup create --help'.\n"),
         (["-pHunter2-Secret-77"], "error: Passwörter werden nie auf der Befehlszeile angenommen, und diese Option ist keine von signup.\n"),
-        (["list", "--db"], "error: Der Wert für --db <pfad> fehlt\nAufruf: signup list [--db <pfad>] [--json] [--state <zustand>] [--count-old-hashes] [--policy <name>] [--policy-file <pfad>]\n  Mehr dazu: 'signup list --help'.\n"),
+        (["list", "--db"], "error: Der Wert für --db <pfad> fehlt\nAufruf: signup list [--db <pfad>] [--json] [--state <zustand>] [--count-old-hashes] [--policy <name>] [--policy-file <pfad>] [--config <pfad>]\n  Mehr dazu: 'signup list --help'.\n"),
         (["list", "Hunter2-Secret-77"], "error: Unerwartetes Argument (nicht gezeigt: es kann ein Geheimnis sein)\nAufruf: signup list "),
         (["--json=Hunter2-Secret-77"], "error: --json nimmt keinen Wert (der Wert wird nicht gezeigt: er kann ein Geheimnis sein)\n"),
         (["verify"], "error: <e-mail> fehlt\nAufruf: signup verify <e-mail> "),
         (["Hunter2-Secret-77", "--json"], "error: Unerwartetes Argument (nicht gezeigt: es kann ein Geheimnis sein)\nDas erste Wort nennt keinen Befehl von signup.\n"
-            + "Befehle: create, list, verify, passwd, disable, enable, delete, import (signup help BEFEHL zu einem).\nAufruf: signup create <optionen>\n"),
+            + "Befehle: create, list, verify, passwd, disable, enable, delete, import, config (signup help BEFEHL zu einem).\nAufruf: signup create <optionen>\n"),
         (["help", "Hunter2-Secret-77"], "error: signup help nimmt den Namen eines Befehls (das angegebene Wort wird nicht gezeigt: es kann ein Geheimnis sein).\nBefehle: "),
         (["--policy", "Hunter2-Secret-77"], "error: unbekannter Name für --policy: verwenden Sie standard, strict oder nist, oder --policy-file\n"),
         (["--password-file", "/nonexistent/Hunter2-Secret-77"], "error: die Datei von --password-file kann nicht geöffnet werden: "),

@@ -15,7 +15,7 @@ import Testing
         init(_ arguments: [String], environment extra: [String: String] = [:]) throws {
             process.executableURL = URL(fileURLWithPath: signupBinary)
             process.arguments = arguments
-            process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "dumb", "SWIFT_BACKTRACE": "enable=no"]
+            process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "dumb", "SWIFT_BACKTRACE": "enable=no", "SIGNUP_CONFIG": "/dev/null"]
                 .merging(extra) { $1 }
             let input = Pipe()
             process.standardInput = input

@@ -381,19 +381,28 @@ struct PostgresCommandTests {
     }
 }
 
+/// How long ``endTheSignupSessionThatWaits(in:)`` watches for a signup session waiting for a lock.
+let lockWaitWatch = 180.0
+
 /// A psql session that holds `db`'s account table locked (ACCESS EXCLUSIVE) until it is killed.
 func holdTheAccountTable(of db: TestDatabase) -> Background {
     let holder = Background(["psql", "-X", "-q", "-d", db.socket])
-    holder.send("BEGIN; LOCK TABLE account IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(120);\n")
+    holder.send("BEGIN; LOCK TABLE account IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(\(Int(lockWaitWatch) * 2));\n")
     #expect(eventually { db.psql("SELECT count(*) FROM pg_locks WHERE relation = 'account'::regclass AND granted").first != "0" })
     return holder
 }
 
 /// On a thread of its own: as soon as a signup session of `db` waits for a lock, the server
 /// ends it (`pg_terminate_backend`, what an administrator or a failover does).
+///
+/// It watches for up to ``lockWaitWatch`` seconds, counted from before signup starts: under
+/// CI's load a debug signup has reached its INSERT more than 20 s after it was spawned (through
+/// the proxy, SCRAM and Argon2), and with a shorter watch nobody ended it; it then ran into its
+/// own lock timeout, a different failure than the one the tests are about. The holder's sleep
+/// outlasts the watch.
 func endTheSignupSessionThatWaits(in db: TestDatabase) {
     Thread {
-        _ = eventually {
+        _ = eventually(lockWaitWatch) {
             TestServer.psql("""
                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                 WHERE application_name = 'signup' AND wait_event_type = 'Lock' AND datname = '\(db.name)'

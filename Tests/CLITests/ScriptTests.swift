@@ -49,7 +49,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "trap '' INT; exec \"$0\" \"$@\"", signupBinary, "--db", box.db, "--json", "--dry-run"]
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": box.folder.path, "LANG": "C.UTF-8", "SWIFT_BACKTRACE": "enable=no"]
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": box.folder.path, "LANG": "C.UTF-8", "SWIFT_BACKTRACE": "enable=no", "SIGNUP_CONFIG": "/dev/null"]
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output

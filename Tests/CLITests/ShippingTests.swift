@@ -102,7 +102,7 @@ import Testing
         process.arguments = ["-c", driver, "bash", completion, box.folder.path, line]
         // The completion calls the binary back by its first word: put ours first on PATH.
         let bin = URL(fileURLWithPath: signupBinary).deletingLastPathComponent().path
-        process.environment = ["PATH": "\(bin):/usr/bin:/bin", "HOME": box.folder.path, "SWIFT_BACKTRACE": "enable=no"]
+        process.environment = ["PATH": "\(bin):/usr/bin:/bin", "HOME": box.folder.path, "SWIFT_BACKTRACE": "enable=no", "SIGNUP_CONFIG": "/dev/null"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")

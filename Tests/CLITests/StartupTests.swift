@@ -76,12 +76,18 @@ import Testing
         (["--db", "DB", "--email", "not an address", "--password-file", "PASSWORD"], ""),
         (["--db", "DB", "--password-file", "PASSWORD"], "alice@example.com\n"),
         (["--db", "DB", "--json"], "alice@example.com\n"),
+        (["--config", "CONFIG"], answers),
+        (["--config", "CONFIG", "--db", "DB", "--json"], answers),
+        (["--db", "DB", "--config", "BADCONFIG"], answers),
     ])
     func everydayOptionsMeanWhatTheParserMakesOfThem(arguments: [String], input: String) {
         let everyday = Sandbox(), parsed = Sandbox()
         func run(in box: Sandbox, joined: Bool) -> Run {
             let password = box.file("password", Data("\(goodPassword)\n".utf8))
             let policy = box.file("policy.json", Data(#"{"minimumLength": 12}"#.utf8))
+            // The configuration's database is the sandbox's, named relative to the file's folder.
+            let config = box.file("signup.conf", Data("database = accounts.sqlite\nargon2.memory = 8192\n".utf8))
+            let bad = box.file("bad.conf", Data("argon2.memory = lots\n".utf8))
             var words: [String] = []
             var index = arguments.startIndex
             while index < arguments.endIndex {
@@ -90,7 +96,7 @@ import Testing
                     index += 2
                     continue
                 }
-                words.append(["DB": box.db, "PASSWORD": password, "POLICY": policy][arguments[index]] ?? arguments[index])
+                words.append(["DB": box.db, "PASSWORD": password, "POLICY": policy, "CONFIG": config, "BADCONFIG": bad][arguments[index]] ?? arguments[index])
                 index += 1
             }
             let run = box.run(words, input: lines(input))

@@ -80,6 +80,8 @@ final class Sandbox: @unchecked Sendable {
         var environment = [
             "PATH": "/usr/bin:/bin", "HOME": folder.path, "LANG": "C.UTF-8", "TERM": "dumb",
             "SWIFT_BACKTRACE": "enable=no",
+            // No /etc/signup/signup.conf of this machine's may change what a test sees.
+            "SIGNUP_CONFIG": "/dev/null",
         ]
         environment.merge(extra) { $1 }
         process.environment = environment

@@ -146,7 +146,7 @@ import Testing
         let db = admin + " dbname=\(name)"
         let created = try runProcess(signupBinary, ["--db", db, "--no-interactive", "--quiet"],
                                      input: "taken@example.com\n\(existingAccountPassword)\n\(existingAccountPassword)\n",
-                                     environment: ["HOME": scratch.path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no"])
+                                     environment: ["HOME": scratch.path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no", "SIGNUP_CONFIG": "/dev/null"])
         #expect(created.status == 0, "\(created.output)")
         let before = try psql("SELECT password_hash FROM account", database: name)
 

@@ -58,7 +58,7 @@ import Testing
         #expect(!Self.showsTheRest(terminal) && !terminal.transcript.containsBytes("Violet".utf8), "\(terminal.text())")
         if isPublic {  // a stranger's account waits for an administrator: enabled here to check its hash
             _ = try runProcess(signupBinary, ["enable", "carol@example.com", "--db", scratch.database],
-                               environment: ["HOME": scratch.path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no"])
+                               environment: ["HOME": scratch.path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no", "SIGNUP_CONFIG": "/dev/null"])
         }
         #expect(try scratch.verify(email: "carol@example.com", password: Self.password))
     }

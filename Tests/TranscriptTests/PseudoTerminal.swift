@@ -39,6 +39,8 @@ final class PseudoTerminal {
             "LANG": "C.UTF-8",
             "LC_ALL": "C.UTF-8",
             "SWIFT_BACKTRACE": "enable=no",
+            // No /etc/signup/signup.conf of this machine's may change what a test sees.
+            "SIGNUP_CONFIG": "/dev/null",
         ]
         for (name, value) in overrides { environment[name] = value }
         return environment

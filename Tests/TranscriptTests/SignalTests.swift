@@ -84,7 +84,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: signupBinary)
         process.arguments = ["--db", scratch.database, "--json"]
-        process.environment = ["HOME": scratch.path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no"]
+        process.environment = ["HOME": scratch.path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no", "SIGNUP_CONFIG": "/dev/null"]
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardOutput = output
@@ -176,7 +176,7 @@ import Testing
     }
 
     @Test func helpForAnUnknownWordIsAUsageErrorThatDoesNotQuoteIt() throws {
-        let run = try runProcess(signupBinary, ["help", "Secret-Word-58"], environment: ["PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no"])
+        let run = try runProcess(signupBinary, ["help", "Secret-Word-58"], environment: ["PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no", "SIGNUP_CONFIG": "/dev/null"])
         #expect(run.status == 64)
         #expect(!run.output.contains("Secret-Word-58"), "\(run.output)")
     }

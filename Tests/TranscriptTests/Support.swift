@@ -48,7 +48,7 @@ final class ScratchFolder {
     func createAccount(email: String) throws {
         let run = try runProcess(signupBinary, ["--db", database, "--no-interactive", "--quiet"],
                                  input: "\(email)\n\(existingAccountPassword)\n\(existingAccountPassword)\n",
-                                 environment: ["HOME": path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no"])
+                                 environment: ["HOME": path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no", "SIGNUP_CONFIG": "/dev/null"])
         guard run.status == 0 else {
             throw PseudoTerminal.Failure(message: "could not create the account \(email): status \(run.status), \(run.output)")
         }
@@ -57,7 +57,7 @@ final class ScratchFolder {
     /// The emails in the database, in id order, as `signup list --json` prints them ([] without a database).
     func storedEmails() throws -> [String] {
         let run = try runProcess(signupBinary, ["list", "--json", "--db", database],
-                                 environment: ["HOME": path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no"])
+                                 environment: ["HOME": path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no", "SIGNUP_CONFIG": "/dev/null"])
         let rows = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [[String: Any]] ?? []
         return rows.compactMap { $0["email"] as? String }
     }
@@ -65,7 +65,7 @@ final class ScratchFolder {
     /// Whether `signup verify` accepts `password` for `email`.
     func verify(email: String, password: String) throws -> Bool {
         try runProcess(signupBinary, ["verify", email, "--db", database], input: password + "\n",
-                       environment: ["HOME": path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no"]).status == 0
+                       environment: ["HOME": path, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin", "SWIFT_BACKTRACE": "enable=no", "SIGNUP_CONFIG": "/dev/null"]).status == 0
     }
 
     /// `chattr +i` on the database and this folder: even root cannot write them (NOTES-terminal.md).

@@ -38,7 +38,7 @@ says() { grep -qF -- "$2" "$tmp/$1.err"; }
 mode() { [ "$(stat -c %a -- "$1")" = "$2" ]; }
 nothing_under() { [ -z "$(find "$1" -mindepth 1 -print -quit)" ]; }
 files=(bin/signup share/man/man1/signup.1 share/bash-completion/completions/signup
-    share/zsh/site-functions/_signup share/fish/vendor_completions.d/signup.fish share/man/man5/signup-policy.5
+    share/zsh/site-functions/_signup share/fish/vendor_completions.d/signup.fish share/man/man5/signup-policy.5 share/man/man5/signup.conf.5
     share/doc/signup/public-signup.md share/man/de/man1/signup.1 share/man/de/man5/signup-policy.5)
 manifest=share/signup/install-manifest
 # manifest_matches PREFIX: the manifest lists each of the files with its sha256.
