@@ -39,7 +39,8 @@ mode() { [ "$(stat -c %a -- "$1")" = "$2" ]; }
 nothing_under() { [ -z "$(find "$1" -mindepth 1 -print -quit)" ]; }
 files=(bin/signup share/man/man1/signup.1 share/bash-completion/completions/signup
     share/zsh/site-functions/_signup share/fish/vendor_completions.d/signup.fish share/man/man5/signup-policy.5 share/man/man5/signup.conf.5
-    share/doc/signup/public-signup.md share/man/de/man1/signup.1 share/man/de/man5/signup-policy.5)
+    share/doc/signup/public-signup.md share/man/de/man1/signup.1 share/man/de/man5/signup-policy.5
+    share/man/de/man5/signup.conf.5)
 manifest=share/signup/install-manifest
 # manifest_matches PREFIX: the manifest lists each of the files with its sha256.
 manifest_matches() {
@@ -59,9 +60,10 @@ installed_ok() {
 check "installs the binary (0755, runs), the page and completions (0644) and a manifest of their sha256" installed_ok
 check "the man page names the documents it cites where they are installed" \
     grep -qF "$p/share/doc/signup/public-signup.md" "$p/share/man/man1/signup.1"
-check "man -L de finds the German signup(1) and signup-policy(5), complete (no English section name), and both render without warnings" bash -c '
+check "man -L de finds the German signup(1), signup-policy(5) and signup.conf(5), complete (no English section name), and both render without warnings" bash -c '
     MANPATH="$1/share/man" man -L de -w signup | grep -qxF "$1/share/man/de/man1/signup.1" &&
     MANPATH="$1/share/man" man -L de -w signup-policy | grep -qxF "$1/share/man/de/man5/signup-policy.5" &&
+    MANPATH="$1/share/man" man -L de -w signup.conf | grep -qxF "$1/share/man/de/man5/signup.conf.5" &&
     MANPATH="$1/share/man" man -L de signup 2>/dev/null | grep -q "^BESCHREIBUNG" &&
     MANPATH="$1/share/man" man -L de signup 2>/dev/null | grep -qE "^ +signup passwd a@example.com +ein Passwort an diesem Terminal" &&
     MANPATH="$1/share/man" man -L de signup-policy 2>/dev/null | grep -q "^EINGEBAUTE REGELN" &&
