@@ -96,13 +96,18 @@ public struct Prompt: Sendable, Equatable {
     /// What plain mode (a screen reader) shows instead of ``text``: the field's accessibility
     /// description with the same choices and default; nil to show ``text``.
     public var spoken: String?
+    /// Whether the answer is one of the letters ``text`` shows in brackets (`[Y/n/e]`, `[y/N]`):
+    /// a display that shows a translation's letters there (`[J/n/ä]`) hands back the English
+    /// letter of the same place, which is what the wizard reads.
+    public var isKeyed: Bool
 
     /// A prompt for `question` showing `text`.
-    public init(question: Question, text: String, isSecret: Bool, initial: String = "") {
+    public init(question: Question, text: String, isSecret: Bool, initial: String = "", isKeyed: Bool = false) {
         self.question = question
         self.text = text
         self.isSecret = isSecret
         self.initial = initial
+        self.isKeyed = isKeyed
     }
 }
 

@@ -340,17 +340,18 @@ public struct Wizard<Success: Sendable>: Sendable {
         switch question {
         case .field(let name):
             let field = form[named: name]!
-            var prompt = Prompt(question: question, text: promptText(field, words: field.label), isSecret: field.isSecret)
+            var prompt = Prompt(question: question, text: promptText(field, words: field.label), isSecret: field.isSecret,
+                                isKeyed: field.promptStyle == .yesNo)
             prompt.spoken = field.accessibilityDescription.map { promptText(field, words: $0) }
             return prompt
         case .review:
-            return Prompt(question: question, text: texts.reviewQuestion, isSecret: false)
+            return Prompt(question: question, text: texts.reviewQuestion, isSecret: false, isKeyed: true)
         case .pickField:
             return Prompt(question: question, text: texts.pickQuestion(editableFields.count), isSecret: false)
         case .discard:
-            return Prompt(question: question, text: texts.discardQuestion, isSecret: false)
+            return Prompt(question: question, text: texts.discardQuestion, isSecret: false, isKeyed: true)
         case .retry:
-            return Prompt(question: question, text: texts.retryQuestion, isSecret: false)
+            return Prompt(question: question, text: texts.retryQuestion, isSecret: false, isKeyed: true)
         }
     }
 
@@ -362,8 +363,9 @@ public struct Wizard<Success: Sendable>: Sendable {
         case .line:
             return Translation.english("{label}: ", translated: ["label": words])
         case .yesNo:
-            let choices = chosen == "yes" ? "[Y/n]" : chosen == "no" ? "[y/N]" : "[y/n]"
-            return Translation.english("{label} {choices}: ", ["choices": choices], translated: ["label": words])
+            // The letters are a catalog's text of their own: a translation shows its own (`[J/n]`).
+            let choices = chosen == "yes" ? Translation.english("[Y/n]") : chosen == "no" ? Translation.english("[y/N]") : Translation.english("[y/n]")
+            return Translation.english("{label} {choices}: ", translated: ["label": words, "choices": choices])
         case .choice(let options):
             let listed = "(" + options.joined(separator: ", ") + ")" + (chosen.isEmpty ? "" : " [\(chosen)]")
             return Translation.english("{label} {choices}: ", ["choices": listed], translated: ["label": words])

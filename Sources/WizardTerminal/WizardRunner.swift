@@ -250,13 +250,16 @@ public final class TerminalRunner {
         case .ask(var prompt):
             // Plain mode (a screen reader, --plain, TERM=dumb) says a field's accessibility description.
             if !conversation.style.unicode, let spoken = prompt.spoken { prompt.text = spoken }
-            prompt.text = conversation.translation(prompt.text)
+            // A question's letters are the translation's (`[J/n/ä]`); the wizard reads the English ones.
+            let keys = prompt.isKeyed ? AnswerKeys(english: prompt.text, shown: conversation.translation(prompt.text)) : nil
+            prompt.text = keys?.shown ?? conversation.translation(prompt.text)
             let isField = if case .field = prompt.question { true } else { false }
             TerminalGuard.setPromptOpen(!conversation.quiet)  // a fatal signal ends the prompt's line
             let typeAhead: TypeAhead = turn.errorShown ? .discardedUntilQuiet
                 : turn.typeAheadMayAnswer && isField && (prompt.isSecret || !turn.lastAnswerWasSecret) ? .answers : .discarded
             turn.errorShown = false
-            let input = intercept(prompt) { ask(prompt, typeAhead) }
+            var input = intercept(prompt) { ask(prompt, typeAhead) }
+            if let keys, case .answer(let text) = input { input = .answer(keys.englishAnswer(for: text)) }
             TerminalGuard.setPromptOpen(false)
             turn.typeAheadMayAnswer = isField && { if case .answer = input { true } else { false } }()
             turn.lastAnswerWasSecret = prompt.isSecret

@@ -204,11 +204,13 @@ struct DeleteCommand: ParsableCommand {
         TerminalGuard.prepareInterruptReport(conversation: Self.nothingDeleted, result: "")
         let session = try TerminalStart.session(hint: Translation.signup(Translation.english("Nothing was deleted. Add --yes to delete without asking.")))
         session.discardTypeAhead()
-        let read = session.readLine(prompt: Translation.signup(Translation.english("Delete {email}? [y/N] ", ["email": VisibleText.of(email)])), remember: false)
+        let question = Translation.english("Delete {email}? [y/N] ", ["email": VisibleText.of(email)])
+        let keys = AnswerKeys(english: question, shown: Translation.signup(question))
+        let read = session.readLine(prompt: keys.shown, remember: false)
         session.close()
         switch read {
         case .line(let answer):
-            return ["y", "yes"].contains(answer.trimmingBlanks().lowercased())
+            return ["y", "yes"].contains(keys.englishAnswer(for: answer).trimmingBlanks().lowercased())
         case .unreadable:
             return false
         case .interrupted, .endOfInput:

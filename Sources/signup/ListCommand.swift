@@ -15,7 +15,8 @@ struct ListCommand: ParsableCommand {
         abstract: About.english("List the accounts (never their password hashes)."),
         discussion: About.english("""
             Each account's state is shown: active (may sign in), disabled, or pending (waiting for an \
-            administrator: signup list --state pending is the queue to approve with signup enable).
+            administrator: signup list --state pending is the queue to approve with signup enable). \
+            The table says the state in the reader's language; --state and --json use these English names.
             Exit codes: 0 listed (also when there is no account), 64 usage, 74 storage failure or \
             standard output failed; a reader that goes away (a closed pipe) ends it as SIGPIPE \
             does (141 in a shell).
@@ -44,6 +45,7 @@ struct ListCommand: ParsableCommand {
         // Read once: a property wrapper's getter per row instantiated generic metadata each time.
         let json = self.json
         var output = StandardOutput()
+        let states = StateWords()
         var count = 0
         do throws(StoreError) {
             let store = try location.openExisting()
@@ -53,7 +55,7 @@ struct ListCommand: ParsableCommand {
                 // ASCII (every email signup itself stored), without a String per column.
                 try sqlite.streamAccountBytes(inState: state) { id, email, createdAt, state in
                     if count == 0 { output.appendHeader() }
-                    output.appendRow(id, createdAt: createdAt, state.rawValue, email: email)
+                    output.appendRow(id, createdAt: createdAt, states[state], email: email)
                     count += 1
                     return output.isHealthy
                 }
@@ -65,7 +67,7 @@ struct ListCommand: ParsableCommand {
                             + "\",\"password_changed_at\":" + (account.passwordChangedAt.map(Self.jsonString) ?? "null") + "}")
                     } else {
                         if count == 0 { output.appendHeader() }
-                        output.appendRow(account.id, VisibleText.revealingInvisible(account.createdAt), account.state.rawValue,
+                        output.appendRow(account.id, VisibleText.revealingInvisible(account.createdAt), states[account.state],
                                          VisibleText.revealingInvisible(account.email))
                     }
                     count += 1
@@ -136,6 +138,22 @@ struct ListCommand: ParsableCommand {
     }
 }
 
+/// The states as the table shows them, in the reader's language, looked up once a run; `--json`
+/// and `--state` keep the English values, which programs read and people type.
+private struct StateWords {
+    private let active = About.english("active")
+    private let disabled = About.english("disabled")
+    private let pending = About.english("pending")
+
+    subscript(state: AccountState) -> String {
+        switch state {
+        case .active: active
+        case .disabled: disabled
+        case .pending: pending
+        }
+    }
+}
+
 /// Standard output with a buffer, for streams of rows: a failed write stops the stream.
 ///
 /// A closed pipe (`signup list | head -1`) ends the process quietly as SIGPIPE would
@@ -162,7 +180,7 @@ private struct StandardOutput {
         appendRest(created, state, email)
     }
 
-    /// The headers in the reader's language; the states are the values --state takes, as they are.
+    /// The headers in the reader's language.
     mutating func appendHeader() {
         appendRow(About.english("ID"), About.english("CREATED"), About.english("STATE"), About.english("EMAIL"))
     }

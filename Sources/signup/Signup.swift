@@ -35,8 +35,17 @@ struct Signup: ParsableCommand {
               signup --db ./accounts.sqlite < answers.txt
                                               a script: email, password, confirmation
               signup --email a@example.com --password-file pw.txt --json
+              signup --public                 a sign-up for strangers, over SSH
               signup list
+              signup list --state pending     the accounts waiting for an administrator
               signup verify a@example.com < pw.txt
+              signup passwd a@example.com     change a password at this terminal
+              signup disable a@example.com    no sign-in until signup enable
+              signup enable a@example.com     sign-in allowed again, or a pending one approved
+              signup delete a@example.com --yes
+              signup import --dry-run users.csv
+                                              check a file of email,password rows, store nothing
+              signup import users.csv         create its accounts
               signup config                   the settings and where each came from
             """),
         version: About.version,

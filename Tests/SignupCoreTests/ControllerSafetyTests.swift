@@ -85,7 +85,7 @@ func failure(_ result: Result<Void, SubmissionFailure>) -> SubmissionFailure? {
     @Test func theWizardShowsFormLevelErrorsAndReturnsToTheReview() {
         var wizard = Wizard<Int>(form: filledForm(), mode: .interactive, texts: WizardTexts(banner: "Join"))
         var effects = wizard.start()
-        #expect(effects.last == .ask(Prompt(question: .review, text: "Submit? [Y/n/e] ", isSecret: false)))
+        #expect(effects.last == .ask(Prompt(question: .review, text: "Submit? [Y/n/e] ", isSecret: false, isKeyed: true)))
         effects = wizard.handle(.answer("y"))
         guard case .submit = effects.last else {
             Issue.record("expected a submit, got \(effects)")
@@ -94,7 +94,7 @@ func failure(_ result: Result<Void, SubmissionFailure>) -> SubmissionFailure? {
         let limited = FieldError.form(code: "form.rateLimited", message: "Too many sign-ups")
         effects = wizard.handle(.submitted(.rejected([limited])))
         #expect(effects.first == .errors([limited]))
-        #expect(effects.last == .ask(Prompt(question: .review, text: "Submit? [Y/n/e] ", isSecret: false)))
+        #expect(effects.last == .ask(Prompt(question: .review, text: "Submit? [Y/n/e] ", isSecret: false, isKeyed: true)))
         #expect(wizard.handle(.submitted(.succeeded(3))).isEmpty)  // a stray result: nothing happens
     }
 

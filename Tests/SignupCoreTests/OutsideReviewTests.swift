@@ -53,7 +53,7 @@ enum Size: String, CaseIterable, AnswerValue { case small, Small = "SMALL" }
         var lonely = Wizard<Int>(form: Form(fields: []), mode: .interactive)
         let effects = lonely.start() + lonely.handle(.answer("e")) + lonely.handle(.answer("1"))
         #expect(effects.contains(.notice(WizardTexts().nothingToChange)))
-        #expect(effects.last == .ask(Prompt(question: .review, text: "Submit? [Y/n/e] ", isSecret: false)))
+        #expect(effects.last == .ask(Prompt(question: .review, text: "Submit? [Y/n/e] ", isSecret: false, isKeyed: true)))
     }
 
     @Test func aFieldThatDependsOnItselfStopsTheProgramAtOnce() async {

@@ -4,10 +4,10 @@ import Testing
 
 /// `signup passwd` and `signup delete` at a terminal: the sign-up's password flow, and a question before deleting.
 @Suite struct AccountLifeTerminalTests {
-    private func start(_ arguments: [String], scratch: ScratchFolder) throws -> PseudoTerminal {
+    private func start(_ arguments: [String], scratch: ScratchFolder, language: String? = nil) throws -> PseudoTerminal {
         try PseudoTerminal(
             executable: signupBinary, arguments: arguments + ["--db", scratch.database],
-            environment: PseudoTerminal.environment(["HOME": scratch.path])
+            environment: PseudoTerminal.environment(["HOME": scratch.path].merging(language.map { ["LANGUAGE": $0] } ?? [:]) { $1 })
         )
     }
 
@@ -97,6 +97,39 @@ import Testing
         try accepted.send("y\r")
         #expect(try accepted.wait() == .exited(0))
         #expect(try scratch.storedEmails() == [])
+    }
+
+    /// In German the question shows the catalog's letters: j deletes, and so does the English y;
+    /// n and Enter keep the account.
+    @Test(arguments: [("n", 1), ("\r", 1), ("j", 0), ("J", 0), ("y", 0)])
+    func deleteAsksInGermanAndTakesItsLettersAndTheEnglishOnes(answer: String, status: Int32) throws {
+        let scratch = try ScratchFolder()
+        try scratch.createAccount(email: "taken@example.com")
+        let terminal = try start(["delete", "taken@example.com"], scratch: scratch, language: "de")
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("taken@example.com löschen? [j/N] ")
+        try terminal.send(answer == "\r" ? answer : answer + "\r")
+        #expect(try terminal.wait() == .exited(status))
+        #expect(try scratch.storedEmails() == (status == 0 ? [] : ["taken@example.com"]))
+        #expect(terminal.text().contains(status == 0 ? "Gelöscht: taken@example.com" : "Nichts wurde gelöscht."), "\(terminal.text())")
+    }
+
+    /// `passwd` in German: the review's j changes the password.
+    @Test func passwdInGermanTakesJ() throws {
+        let scratch = try ScratchFolder()
+        try scratch.createAccount(email: "taken@example.com")
+        let terminal = try start(["passwd", "taken@example.com"], scratch: scratch, language: "de")
+        defer { terminal.kill(SIGKILL) }
+        // The prompt, not "Passwort: " at the end of the hint before it.
+        try terminal.expect("Stärke mindestens ausreichend\r\n")
+        try terminal.expect("Passwort: ")
+        try terminal.send("Harbor-Tulip-Kite-93\r")
+        try terminal.expect("Passwort bestätigen: ")
+        try terminal.send("Harbor-Tulip-Kite-93\r")
+        try terminal.expect("Passwort ändern? [J/n/ä] ")
+        try terminal.send("j\r")
+        #expect(try terminal.wait() == .exited(0))
+        #expect(try scratch.verify(email: "taken@example.com", password: "Harbor-Tulip-Kite-93"))
     }
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["SIGNUP_TEST_PG"] != nil, "PostgreSQL cases skipped: SIGNUP_TEST_PG is not set"))

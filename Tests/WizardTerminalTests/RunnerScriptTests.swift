@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import SignupCore
 import Testing
@@ -52,6 +53,60 @@ let nameKey = FieldKey<String>("name")
             ReviewLine(label: "Name", value: "Review", isAnswer: true), ReviewLine(label: "Password", value: "set"),
         ]))
         #expect(said == "Révision\n  Nom       Review\n  Password  défini\n")
+    }
+
+    /// A yes/no's letters are the catalog's: a translation that shows `[j/N]` takes `j` for yes,
+    /// and `y` keeps its meaning. No language is known to the library: this catalog is made up.
+    @Test(arguments: [("j\n", true), ("J\n", true), ("y\n", true), ("yes\n", true), ("n\n", false), ("\n", false)])
+    func aYesNosLettersComeFromTheCatalog(answer: String, accepted: Bool) throws {
+        let catalog = Translation { ["[y/N]": "[j/N]", "Terms?": "AGB?"][$0] }
+        let form = Form(fields: [Field(nameKey, label: "Name"), Field(FieldKey<Bool>("terms"), label: "Terms?", rules: [.mustBeTrue()], initial: false)])
+        let (conversation, outcome) = try run(form, "bob\n" + answer, translation: catalog)
+        #expect(conversation.hasPrefix("Name: bob\nAGB? [j/N]: "), "\(conversation)")
+        #expect((outcome == .succeeded("bob")) == accepted, "\(outcome)")
+    }
+
+    /// The letters of a question map to the English letter of their place; a translation whose
+    /// letters would change an English letter's meaning, repeat one or move the default is not
+    /// used for them: the English brackets are shown, and only the English letters are taken.
+    @Test func answerKeysMapATranslationsLettersAndRefuseOnesThatChangeAnEnglishLetter() {
+        let german = AnswerKeys(english: "Create account? [Y/n/e] ", shown: "Konto anlegen? [J/n/ä] ")
+        #expect(german.shown == "Konto anlegen? [J/n/ä] ")
+        #expect(["j", "J", " j ", "ä", "Ä", "a\u{308}", "y", "e", "n", "yes", "edit", "", "x"].map(german.englishAnswer(for:))
+            == ["y", "y", "y", "e", "e", "e", "y", "e", "n", "yes", "edit", "", "x"])
+        // e for yes would make the English e (edit) mean yes: refused.
+        let clash = AnswerKeys(english: "Create account? [Y/n/e] ", shown: "Luo tili? [E/n/m] ")
+        #expect(clash.shown == "Luo tili? [Y/n/e] ")
+        #expect(clash.englishAnswer(for: "m") == "m" && clash.englishAnswer(for: "e") == "e")
+        #expect(AnswerKeys(english: "Go? [Y/n] ", shown: "Los? [j/J] ").shown == "Los? [Y/n] ")     // a letter twice
+        #expect(AnswerKeys(english: "Go? [y/N] ", shown: "Los? [J/n] ").shown == "Los? [y/N] ")     // the default moved
+        #expect(AnswerKeys(english: "Go? [y/N] ", shown: "Los? [j/n/x] ").shown == "Los? [y/N] ")   // another count
+        // Brackets without letters, or the same letters, map nothing.
+        #expect(AnswerKeys(english: "Change which? [1-2] ", shown: "Was ändern? [1-2] ").englishAnswer(for: "1") == "1")
+        #expect(AnswerKeys(english: "Go? [Y/n] ", shown: "Weiter? [Y/n] ").englishAnswer(for: "j") == "j")
+    }
+
+    /// Every question the German catalog translates keeps letters the runner can use: a
+    /// translator's `[J/n/e]` (e for yes) would otherwise show the English brackets instead.
+    @Test func theGermanCatalogsQuestionsHaveLettersTheRunnerTakes() throws {
+        let po = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../po/de.po")
+        var entries: [(String, String)] = [], field = "", id = "", text = ""
+        let lines = try String(contentsOf: po, encoding: .utf8).split(separator: "\n").map(String.init) + ["msgid \"\""]
+        for line in lines {
+            let quoted = line.drop { $0 != "\"" }.dropFirst().dropLast()
+            if line.hasPrefix("msgid ") { if !id.isEmpty { entries.append((id, text)) }; field = "id"; id = String(quoted); text = "" }
+            else if line.hasPrefix("msgstr ") { field = "str"; text = String(quoted) }
+            else if line.hasPrefix("\"") { if field == "id" { id += quoted } else { text += quoted } }
+        }
+        let questions = entries.filter { $0.0.range(of: #"\[[A-Za-z](/[A-Za-z])+\]"#, options: .regularExpression) != nil }
+        #expect(questions.count >= 8, "\(questions.map(\.0))")
+        for (english, german) in questions {
+            let keys = AnswerKeys(english: english, shown: german)
+            #expect(keys.shown == german, "\(english) → \(german): the runner would show \(keys.shown)")
+            if english.contains("[Y/n/e]") {
+                #expect(keys.englishAnswer(for: "j") == "y" && keys.englishAnswer(for: "ä") == "e" && keys.englishAnswer(for: "n") == "n")
+            }
+        }
     }
 
     @Test func aScriptHearsItsErrorsAtTheEndInOneLineEach() throws {

@@ -39,7 +39,8 @@ mode() { [ "$(stat -c %a -- "$1")" = "$2" ]; }
 nothing_under() { [ -z "$(find "$1" -mindepth 1 -print -quit)" ]; }
 files=(bin/signup share/man/man1/signup.1 share/bash-completion/completions/signup
     share/zsh/site-functions/_signup share/fish/vendor_completions.d/signup.fish share/man/man5/signup-policy.5 share/man/man5/signup.conf.5
-    share/doc/signup/public-signup.md)
+    share/doc/signup/public-signup.md share/man/de/man1/signup.1 share/man/de/man5/signup-policy.5
+    share/man/de/man5/signup.conf.5)
 manifest=share/signup/install-manifest
 # manifest_matches PREFIX: the manifest lists each of the files with its sha256.
 manifest_matches() {
@@ -59,6 +60,15 @@ installed_ok() {
 check "installs the binary (0755, runs), the page and completions (0644) and a manifest of their sha256" installed_ok
 check "the man page names the documents it cites where they are installed" \
     grep -qF "$p/share/doc/signup/public-signup.md" "$p/share/man/man1/signup.1"
+check "man -L de finds the German signup(1), signup-policy(5) and signup.conf(5), complete (no English section name), and both render without warnings" bash -c '
+    MANPATH="$1/share/man" man -L de -w signup | grep -qxF "$1/share/man/de/man1/signup.1" &&
+    MANPATH="$1/share/man" man -L de -w signup-policy | grep -qxF "$1/share/man/de/man5/signup-policy.5" &&
+    MANPATH="$1/share/man" man -L de -w signup.conf | grep -qxF "$1/share/man/de/man5/signup.conf.5" &&
+    MANPATH="$1/share/man" man -L de signup 2>/dev/null | grep -q "^BESCHREIBUNG" &&
+    MANPATH="$1/share/man" man -L de signup 2>/dev/null | grep -qE "^ +signup passwd a@example.com +ein Passwort an diesem Terminal" &&
+    MANPATH="$1/share/man" man -L de signup-policy 2>/dev/null | grep -q "^EINGEBAUTE REGELN" &&
+    ! MANPATH="$1/share/man" man -L de signup 2>/dev/null | grep -qE "^(DESCRIPTION|EXAMPLES|ENVIRONMENT|FILES|EXIT STATUS)$" &&
+    for f in "$1"/share/man/de/man*/*; do w="$(groff -k -mandoc -Tutf8 -ww -z "$f" 2>&1)"; [ -z "$w" ] || { echo "$w" >&2; exit 1; }; done' _ "$p"
 check "installs the German catalog (0644, in the manifest), and the installed binary speaks German with it" bash -c '
     f="$1/share/locale/de/LC_MESSAGES/signup.mo"
     [ "$(stat -c %a -- "$f")" = 644 ] && grep -qxF "file $(sha256sum <"$f" | cut -d" " -f1) $f" "$1/share/signup/install-manifest" &&
