@@ -70,13 +70,6 @@ final class Sandbox: @unchecked Sendable {
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> Run {
         let process = Process()
-        if let shell {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", shell, signupBinary] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: signupBinary)
-            process.arguments = arguments
-        }
         var environment = [
             "PATH": "/usr/bin:/bin", "HOME": folder.path, "LANG": "C.UTF-8", "TERM": "dumb",
             "SWIFT_BACKTRACE": "enable=no",
@@ -85,6 +78,23 @@ final class Sandbox: @unchecked Sendable {
         ]
         environment.merge(extra) { $1 }
         process.environment = environment
+        var shell = shell
+        if shell == nil, environment["SIGNUP_CONFIG"] == "", getuid() == 0 {
+            // A test of the user's and the system's files: the system's is this machine's
+            // /etc/signup/signup.conf, which an administrator (or a package) may have written.
+            // The run gets a mount namespace of its own with an empty /etc/signup, so the test
+            // sees no system file whatever the machine holds (Tests/integration/config.sh tests
+            // the system file itself the same way).
+            shell = "if [ -d /etc/signup ]; then mount -t tmpfs -o mode=0755,size=64k signup-test /etc/signup || exit 125; fi; exec \"$0\" \"$@\""
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+            process.arguments = ["--mount", "--propagation", "private", "/bin/sh", "-c", shell!, signupBinary] + arguments
+        } else if let shell {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shell, signupBinary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: signupBinary)
+            process.arguments = arguments
+        }
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = input == nil ? FileHandle(forReadingAtPath: "/dev/null") : stdin
         process.standardOutput = stdout
