@@ -30,14 +30,32 @@ package enum IDNA {
     /// The Unicode form of `domain` under UTS #46 nontransitional processing, or why there is none.
     package static func unicodeForm(ofDomain domain: String) -> Verdict {
         if let plain = plainASCII(domain) { return .valid(plain) }
-        // A NUL would end the C string early: such text is no domain.
-        guard !domain.utf8.contains(0) else { return .invalid }
+        // Only what a domain of an address may hold reaches libidn2 (which, without STD3 rules,
+        // would keep a control character or a space), and only such a domain comes back: a
+        // key's domain then never changes when its key is computed again. No NUL, either, to end
+        // the C string early.
+        guard isDomainText(domain) else { return .invalid }
         var unicode: UnsafeMutablePointer<CChar>?
         let code = signup_idn2_unicode_form(domain, &unicode)
         defer { free(unicode) }
         if let reason = signup_idn2_failure() { return .unavailable(String(cString: reason)) }
         guard code == IDN2_OK.rawValue, let unicode else { return .invalid }
-        return .valid(String(decoding: UnsafeRawBufferPointer(start: unicode, count: strlen(unicode)), as: UTF8.self))
+        let form = String(decoding: UnsafeRawBufferPointer(start: unicode, count: strlen(unicode)), as: UTF8.self)
+        return isDomainText(form) ? .valid(form) : .invalid
+    }
+
+    /// Letters, marks, decimal digits, hyphens and dots: the characters of an address's domain
+    /// (``EmailSyntax``).
+    private static func isDomainText(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            switch scalar.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                 .nonspacingMark, .spacingMark, .enclosingMark, .decimalNumber:
+                true
+            default:
+                scalar == "-" || scalar == "."
+            }
+        }
     }
 
     /// Why libidn2 cannot be loaded, or nil when it is (loading it now).
