@@ -19,6 +19,10 @@ public final class PostgresStore: AccountBackend {
     private let connection: PGConnection
     /// Whether `v3-account-state` has run (a reader of an older database sees every account as active).
     private var hasStates = true
+    /// Whether the keys on disk may be an earlier rule's (`v2-email-key-casefold` or
+    /// `v5-email-key-idna` still to run): a reader, which does not migrate, then compares today's
+    /// key of every row.
+    private var hasOldKeys = false
 
     /// The migrations this program knows, in order; the SQLite store's names, so both backends agree.
     static let migrationNames = ["v1-accounts", "v2-email-key-casefold", Migrations.accountState, Migrations.accountOrigin, Migrations.idnaKeys]
@@ -43,6 +47,7 @@ public final class PostgresStore: AccountBackend {
         let store = PostgresStore(location, connection: connection)
         let applied = try store.appliedMigrations()
         store.hasStates = applied.contains(Migrations.accountState)
+        store.hasOldKeys = !Migrations.keyMigrations.allSatisfy(applied.contains)
         return applied.contains("v1-accounts") ? store : nil
     }
 
@@ -53,6 +58,7 @@ public final class PostgresStore: AccountBackend {
         guard let store = try openExisting(location) else { return nil }
         try store.migrate()
         store.hasStates = true
+        store.hasOldKeys = false
         return store
     }
 
@@ -286,9 +292,22 @@ public final class PostgresStore: AccountBackend {
     /// What a password for this email is checked against (``AccountBackend/verificationTarget(forEmail:)``).
     public func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget {
         let key = try AccountStore.checkedKey(forEmail: email)
+        let row: [String?]?
+        if hasOldKeys {
+            // The whole table is read, so the time does not tell a known email from an unknown one.
+            let state = hasStates ? "state" : "'active'"
+            let rows = try run { () throws(PGFailure) in try connection.execute("SELECT password_hash, \(state), email FROM account", []) }
+            var found: [String?]?
+            for candidate in rows where found == nil {
+                if try AccountStore.checkedKey(forEmail: candidate[2] ?? "") == key { found = candidate }
+            }
+            row = found
+        } else {
+            row = nil
+        }
         return try run { () throws(PGFailure) in
             let state = hasStates ? "state" : "'active'"
-            let row = try connection.execute("SELECT password_hash, \(state) FROM account WHERE email_key = $1", [key]).first
+            let row = hasOldKeys ? row : try connection.execute("SELECT password_hash, \(state) FROM account WHERE email_key = $1", [key]).first
             // The newest account's hash, looked up for a known email too: both take the same queries.
             let decoy = try connection.execute("SELECT password_hash FROM account ORDER BY id DESC LIMIT 1", []).first?[0] ?? nil
             guard let found = row?[0] else { return .noAccount(decoy: decoy) }

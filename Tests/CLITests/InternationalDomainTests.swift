@@ -23,6 +23,22 @@ import Testing
         func verify(_ email: String, _ password: String) -> Int32 {
             run(["verify", email], input: password + "\n", secrets: [password]).status
         }
+
+        /// Rows of `sql`, columns joined by `|`, run by another program (psql, python's sqlite3).
+        @discardableResult
+        func sql(_ sql: String) -> [String] {
+            if let pg { return pg.psql(sql) }
+            let script = """
+                import os, sqlite3
+                db = sqlite3.connect(os.environ['DB'])
+                rows = db.execute(os.environ['SQL']).fetchall() if os.environ['SQL'].lstrip().upper().startswith('SELECT') else db.executescript(os.environ['SQL']).fetchall()
+                db.commit()
+                print('\\n'.join('|'.join(str(v) for v in row) for row in rows))
+                """
+            let result = tool(["python3", "-c", script], environment: ["DB": box.db, "SQL": sql])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
     }
 
     func emailCodes(_ run: Run) -> [String] {
@@ -73,6 +89,31 @@ import Testing
         #expect(place.verify("b@bücher.de", Self.newPassword) == 0)
         // The existing account was not replaced.
         #expect(place.verify("a@bücher.de", goodPassword) == 0)
+    }
+
+    /// A database a release before IDNA wrote: its punycode key is found by either spelling before
+    /// a command that writes migrates it, and re-keyed after; two accounts the new key would merge
+    /// stop the migration with both named and nothing changed.
+    @Test(arguments: Store.available)
+    func anOldPunycodeKeyIsMigrated(store: Store) {
+        let place = Place(store)
+        #expect(place.run([], input: "Anna@XN--BCHER-KVA.de\n\(goodPassword)\n\(goodPassword)\n", secrets: [goodPassword]).status == 0)
+        place.sql("UPDATE account SET email_key = 'anna@xn--bcher-kva.de'; DELETE FROM grdb_migrations WHERE identifier = 'v5-email-key-idna';")
+        #expect(place.verify("anna@bücher.de", goodPassword) == 0)
+        #expect(place.sql("SELECT email_key FROM account") == ["anna@xn--bcher-kva.de"])
+        let again = place.run(["--json"], input: "anna@bücher.de\n\(goodPassword)\n\(goodPassword)\n", secrets: [goodPassword])
+        #expect(emailCodes(again) == ["email.taken"], "\(again.stdout) \(again.stderr)")
+        #expect(place.sql("SELECT email, email_key FROM account") == ["Anna@XN--BCHER-KVA.de|anna@bücher.de"])
+
+        place.sql("""
+            INSERT INTO account (email, email_key, password_hash, created_at) VALUES ('ANNA@bücher.de', 'stale', 'h', 'now');
+            DELETE FROM grdb_migrations WHERE identifier = 'v5-email-key-idna';
+            """)
+        let refused = place.run(["--json"], input: "bob@example.com\n\(goodPassword)\n\(goodPassword)\n", secrets: [goodPassword])
+        #expect(refused.status == 74, "\(refused.stderr)")
+        #expect(refused.stderr.contains("Anna@XN--BCHER-KVA.de") && refused.stderr.contains("ANNA@bücher.de"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("nothing was changed"), "\(refused.stderr)")
+        #expect(place.sql("SELECT email_key FROM account ORDER BY id") == ["anna@bücher.de", "stale"])
     }
 
     @Test(arguments: [
