@@ -14,7 +14,8 @@ extension AccountStore {
     /// domain and its punycode are one key: `a@bücher.de`, `a@BÜCHER.de` and
     /// `a@xn--bcher-kva.de` are all `a@bücher.de`. The key keeps the Unicode form, the one
     /// existing keys of non-ASCII domains already had. A domain IDNA refuses (the email rule
-    /// refuses it too, so only an older account can hold one) is folded only, as before. The
+    /// refuses it too, so only an older account can hold one) is folded, and keyed as its folded
+    /// form if IDNA allows that, else as it is, as before. The
     /// local part is never touched by IDNA. Both backends store this key; it is the one
     /// function that computes it.
     ///
@@ -40,11 +41,19 @@ extension AccountStore {
     private static func computeKey(_ email: String) -> (key: String, unavailable: String?) {
         let email = normalized(email)
         guard let at = email.lastIndex(of: "@") else { return (folded(email), nil) }
-        switch IDNA.unicodeForm(ofDomain: String(email[email.index(after: at)...])) {
-        case .valid(let domain) where !domain.contains("@"): return (folded(String(email[...at]) + domain), nil)
-        case .valid, .invalid: return (folded(email), nil)
-        case .unavailable(let reason): return (folded(email), reason)
+        let domain = String(email[email.index(after: at)...])
+        // A domain IDNA refuses is folded, and IDNA asked again about the folded form: folding
+        // can make a valid one (`xn--VVßz` folds to `xn--vvssz`, which decodes), and a key must
+        // be its own key.
+        var unavailable: String?
+        for candidate in [domain, folded(domain)] {
+            switch IDNA.unicodeForm(ofDomain: candidate) {
+            case .valid(let form) where !form.contains("@"): return (folded(String(email[...at]) + form), nil)
+            case .valid, .invalid: continue
+            case .unavailable(let reason): unavailable = reason
+            }
         }
+        return (folded(email), unavailable)
     }
 
     private static func folded(_ text: String) -> String {

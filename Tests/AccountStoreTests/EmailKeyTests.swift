@@ -29,6 +29,10 @@ struct EmailKeyTests {
         // A domain IDNA refuses keeps the folded key it always had (only an older account can hold one).
         #expect(AccountStore.key(forEmail: "B@XN--ZZ.de") == "b@xn--zz.de")
         #expect(AccountStore.key(forEmail: "a@Ab--CD.com") == "a@ab--cd.com")
+        // A refused domain whose folded form IDNA allows (`xn--vvssz` decodes) is keyed as that form,
+        // so that a key is its own key.
+        let folded = AccountStore.key(forEmail: "a@xn--VVßz.de")
+        #expect(folded == AccountStore.key(forEmail: "a@xn--vvssz.de") && AccountStore.key(forEmail: folded) == folded)
     }
 
     @Test("v5-email-key-idna re-keys an old punycode account, which a reader already finds by either spelling")
