@@ -1,4 +1,4 @@
-import CIdn2
+internal import CIdn2
 
 #if canImport(Glibc)
 import Glibc
