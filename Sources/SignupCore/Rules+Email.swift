@@ -6,7 +6,7 @@ extension Rule where Value == String {
     /// over 63 bytes once encoded, a code point UTS #46 disallows.
     ///
     /// When libidn2 cannot be loaded the domain is not judged here: the store, which needs it for
-    /// the account's key, refuses to open with the reason.
+    /// the account's key, refuses to store or look up such an address, with the reason.
     public static func email(
         message: String = Translation.english("Enter a valid email address, like name@example.com"),
         tooLongMessage: String = Translation.english("Use an email address of at most 254 bytes"),
