@@ -46,11 +46,16 @@ let package = Package(
         // libpq's header, and its functions loaded with dlopen on first use (libpq-dev for the
         // header): a run without PostgreSQL never loads libpq's two dozen libraries.
         .target(name: "CLibpq"),
+        // libidn2's header (libidn2-dev), and its functions loaded with dlopen on first use: IDNA
+        // (UTS #46) for the domains of email addresses, called only from SignupCore/IDNA.swift.
+        // Nothing before the first prompt and no all-ASCII address loads it.
+        .target(name: "CIdn2"),
         // prctl and setrlimit for the process's own hardening (SPEC 10).
         .systemLibrary(name: "CSystem"),
 
-        // Rules, fields, forms, policies, the wizard state machine: Swift, and utf8proc for Unicode.
-        .target(name: "SignupCore", dependencies: ["CUtf8proc"]),
+        // Rules, fields, forms, policies, the wizard state machine: Swift, utf8proc for Unicode and
+        // libidn2 for domains.
+        .target(name: "SignupCore", dependencies: ["CUtf8proc", "CIdn2"]),
         // The only code that touches termios, signals and libedit. Not "Terminal": a module name
         // that generic clashes with other packages' modules in a consumer.
         .target(name: "WizardTerminal", dependencies: ["SignupCore", "CLibedit", "CSystem"]),

@@ -62,6 +62,10 @@ write(line, "long-line-limit-plus-cr", b"\x00" + b"c" * 65537 + b"\r")
 for name, data in hostile.items():
     write("FuzzEmail", name, data)
 write("FuzzEmail", "plain", b"alice@example.com")
+write("FuzzEmail", "idn-punycode", b"Anna@XN--BCHER-KVA.de")
+write("FuzzEmail", "idn-undecodable", b"b@xn--zz.de")
+write("FuzzEmail", "idn-long-once-encoded", u("b@\u9dbb\u6eb2\u7be4\u91d8\u51b6\u8999\u6de0\u54a3\u6213\u5c7d\u7d96\u8a0a\u6d8f\u7ebc\u9399\u5b0d\u9776\u6dea\u4fad\u69bd\u823e.cn"))
+write("FuzzEmail", "idn-greek-final-sigma", u("a@\u03bf\u03b4\u03c5\u03c3\u03c3\u03b5\u03b1\u03c2.gr"))
 
 # 3. FuzzPassword: policy byte (0 standard, 1 strict, 2 nist; bit 7 a mismatched confirmation),
 #    a length byte and the email, then the password.

@@ -157,7 +157,7 @@ public final class AccountStore: Sendable {
         email: String, passwordHash: PasswordHash, at date: Date, state: AccountState, origin: String? = nil,
         whenLocked: () -> Void, completion: SQLiteConnection.Completion, precheck: (SQLiteConnection) throws -> Void = { _ in }
     ) throws(StoreError) -> Account {
-        let key = Self.key(forEmail: email)
+        let key = try Self.checkedKey(forEmail: email)
         let email = Self.normalized(email)
         let createdAt = Self.timestamp(date)
         let id: Int64 = try writing(whenLocked: whenLocked, completion: completion) { db in
@@ -212,7 +212,7 @@ public final class AccountStore: Sendable {
     ) throws(StoreError) {
         try checkWritable()
         let changed = try writing(whenLocked: whenLocked, removesHashes: removesHashes) { db in
-            try db.execute(sql, arguments + [.text(Self.key(forEmail: email))])
+            try db.execute(sql, arguments + [.text(try Self.checkedKey(forEmail: email))])
         }
         if changed == 0 { throw .noAccount }
     }
@@ -226,7 +226,7 @@ public final class AccountStore: Sendable {
     /// Sets the account's state (``AccountBackend/setState(_:email:whenLocked:)``).
     public func setState(_ state: AccountState, email: String, whenLocked: () -> Void) throws(StoreError) -> AccountState {
         try checkWritable()
-        let key = Self.key(forEmail: email)
+        let key = try Self.checkedKey(forEmail: email)
         let before: String? = try writing(whenLocked: whenLocked) { db in
             let before = try db.text("SELECT \(SafeColumn.text("state")) FROM account WHERE email_key = ?", [.text(key)])
             if before != nil {
@@ -280,7 +280,7 @@ public final class AccountStore: Sendable {
                 var outcomes: [BatchOutcome] = []
                 outcomes.reserveCapacity(rows.count)
                 for row in rows {
-                    let key = Self.key(forEmail: row.email)
+                    let key = try Self.checkedKey(forEmail: row.email)
                     try insert.bind([.text(Self.normalized(row.email)), .text(key), .text(row.passwordHash.phc), .text(now), .text(row.state.rawValue)])
                     try insert.run()
                     if db.changes == 1 {
@@ -359,22 +359,26 @@ public final class AccountStore: Sendable {
 
     /// What a password for this email is checked against (``AccountBackend/verificationTarget(forEmail:)``).
     public func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget {
-        let key = Self.key(forEmail: email)
+        let key = try Self.checkedKey(forEmail: email)
         return try reading { db in
             var found: String?
             var state = "active"
+            let stateColumn = hasStates ? SafeColumn.text("state") : "'active'"
             if hasOldKeys {
-                // The keys on disk are v1's: compare today's key of every email (a reader does not migrate).
-                // The whole table is read either way, so the time does not tell a known email from an unknown one.
+                // The keys on disk are an earlier rule's (v1's, or v4's before domains went through IDNA):
+                // compare today's key of every email (a reader does not migrate). The whole table is
+                // read either way, so the time does not tell a known email from an unknown one.
                 try db.withStatement("""
-                    SELECT \(SafeColumn.text("email")) AS email, \(SafeColumn.hash) AS password_hash FROM account
+                    SELECT \(SafeColumn.text("email")) AS email, \(SafeColumn.hash) AS password_hash, \(stateColumn) FROM account
                     """) { rows in
                     while try rows.step() {
-                        if found == nil, Self.key(forEmail: rows.text(0)) == key { found = rows.text(1) }
+                        if found == nil, try Self.checkedKey(forEmail: rows.text(0)) == key {
+                            found = rows.text(1)
+                            state = rows.text(2)
+                        }
                     }
                 }
             } else {
-                let stateColumn = hasStates ? SafeColumn.text("state") : "'active'"
                 let row = try db.rows("SELECT \(SafeColumn.hash), \(stateColumn) FROM account WHERE email_key = ?", [.text(key)]) {
                     (hash: $0.text(0), state: $0.text(1))
                 }.first

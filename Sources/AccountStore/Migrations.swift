@@ -7,7 +7,11 @@ enum Migrations {
     static let caseFoldedKeys = "v2-email-key-casefold"
     static let accountState = "v3-account-state"
     static let accountOrigin = "v4-account-origin"
-    static let known: Set<String> = [accountsTable, caseFoldedKeys, accountState, accountOrigin]
+    static let idnaKeys = "v5-email-key-idna"
+    static let known: Set<String> = [accountsTable, caseFoldedKeys, accountState, accountOrigin, idnaKeys]
+    /// The migrations that recompute every key with ``AccountStore/key(forEmail:)``: until both
+    /// have run, the keys on disk may not be today's.
+    static let keyMigrations = [caseFoldedKeys, idnaKeys]
     /// What `v3-account-state` adds, in both backends' SQL: an account's state (only `active` signs
     /// in) and when its password last changed (NULL until it does).
     static let accountStateColumns = [
@@ -40,32 +44,42 @@ enum Migrations {
         // v1 lowercased letter by letter: `ΟΔΥΣΣΕΑΣ` and `οδυσσεας` were two keys. Every key is
         // computed again in Swift by `AccountStore.key(forEmail:)`; two accounts that would share
         // one key stop the migration (nothing is merged, nothing dropped, nothing written).
-        (caseFoldedKeys, { db in
-            if let clash = try keyClash(db) { throw clash }
-            let rows = try db.rows("""
-                SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email, \(SafeColumn.text("email_key")) AS email_key
-                FROM account
-                """) { (id: $0.int64(0), email: $0.text(1), key: $0.text(2)) }
-            var changed: [(id: Int64, key: String)] = []
-            for row in rows {
-                let key = AccountStore.key(forEmail: row.email)
-                if key != row.key { changed.append((row.id, key)) }
-            }
-            // Two passes, so that no row takes a key another row has not left yet.
-            for (id, _) in changed {
-                try db.execute("UPDATE account SET email_key = ? WHERE id = ?", [.text("\u{1}migrating \(id)"), .integer(id)])
-            }
-            for (id, key) in changed {
-                try db.execute("UPDATE account SET email_key = ? WHERE id = ?", [.text(key), .integer(id)])
-            }
-        }),
+        (caseFoldedKeys, { db in try recomputeKeys(db) }),
         (accountState, { db in
             for statement in accountStateColumns { try db.execute(statement) }
         }),
         (accountOrigin, { db in
             for statement in accountOriginColumns { try db.execute(statement) }
         }),
+        // Keys before this one kept a domain as it was typed: `a@bücher.de` and
+        // `a@xn--bcher-kva.de` were two accounts of one mailbox. Every key is computed again, the
+        // domain in its Unicode form under IDNA; two accounts that would share one key stop it
+        // the same way.
+        (idnaKeys, { db in try recomputeKeys(db) }),
     ]
+
+    /// Computes every key again in Swift with ``AccountStore/key(forEmail:)`` and writes those
+    /// that changed; two accounts that would share one key stop it (nothing is merged, nothing
+    /// dropped, nothing written).
+    private static func recomputeKeys(_ db: SQLiteConnection) throws {
+        if let clash = try keyClash(db) { throw clash }
+        let rows = try db.rows("""
+            SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email, \(SafeColumn.text("email_key")) AS email_key
+            FROM account
+            """) { (id: $0.int64(0), email: $0.text(1), key: $0.text(2)) }
+        var changed: [(id: Int64, key: String)] = []
+        for row in rows {
+            let key = try AccountStore.checkedKey(forEmail: row.email)
+            if key != row.key { changed.append((row.id, key)) }
+        }
+        // Two passes, so that no row takes a key another row has not left yet.
+        for (id, _) in changed {
+            try db.execute("UPDATE account SET email_key = ? WHERE id = ?", [.text("\u{1}migrating \(id)"), .integer(id)])
+        }
+        for (id, key) in changed {
+            try db.execute("UPDATE account SET email_key = ? WHERE id = ?", [.text(key), .integer(id)])
+        }
+    }
 
     /// The recorded migrations, known or not; none when the table is not there yet.
     ///
@@ -144,7 +158,7 @@ enum Migrations {
     enum Contents: Equatable {
         /// No tables, or only the (empty) table of applied migrations: a new database.
         case empty
-        /// Ours; `oldKeys` while `v2-email-key-casefold` is still to run, `states` once
+        /// Ours; `oldKeys` while `v2-email-key-casefold` or `v5-email-key-idna` is still to run, `states` once
         /// `v3-account-state` has run.
         case signup(oldKeys: Bool, states: Bool)
     }
@@ -174,7 +188,7 @@ enum Migrations {
         }
         let states = applied.contains(accountState)
         try checkAccountTable(db, path: path, states: states, origin: applied.contains(accountOrigin))
-        if applied.contains(caseFoldedKeys) { return .signup(oldKeys: false, states: states) }
+        if keyMigrations.allSatisfy(applied.contains) { return .signup(oldKeys: false, states: states) }
         if let clash = try keyClash(db, path: path) { throw clash }
         return .signup(oldKeys: true, states: states)
     }
@@ -207,20 +221,29 @@ enum Migrations {
     /// The first two accounts whose emails have one key under ``AccountStore/key(forEmail:)``, as a refusal.
     static func keyClash(_ db: SQLiteConnection, path: DatabasePath? = nil) throws -> StoreError? {
         var seen: [String: (id: Int64, email: String)] = [:]
+        var clash: (first: (id: Int64, email: String), second: (id: Int64, email: String))?
+        var sharing = 0
         let sql = "SELECT \(SafeColumn.id) AS id, \(SafeColumn.text("email")) AS email FROM account ORDER BY account.id"
-        return try db.withStatement(sql) { rows -> StoreError? in
+        try db.withStatement(sql) { rows in
             while try rows.step() {
                 let id = rows.int64(0)
                 let email = rows.text(1)
-                let key = AccountStore.key(forEmail: email)
+                let key = try AccountStore.checkedKey(forEmail: email)
                 if let first = seen[key] {
-                    return .unavailable(reason: "the database\(path.map { " \($0)" } ?? "") cannot be upgraded to case-folded email keys: "
-                        + "accounts \(first.id) (\(VisibleText.of(first.email))) and \(id) (\(VisibleText.of(email))) would have the "
-                        + "same key; nothing was changed. Remove or rename one of them with sqlite3, then run signup again")
+                    // Every account after the first of its key: how many must go or change.
+                    sharing += 1
+                    if clash == nil { clash = (first, (id, email)) }
+                } else {
+                    seen[key] = (id, email)
                 }
-                seen[key] = (id, email)
             }
-            return nil
         }
+        guard let clash else { return nil }
+        return .unavailable(reason: "the database\(path.map { " \($0)" } ?? "") cannot be upgraded to its new email keys (case folded, "
+            + "domains in their IDNA Unicode form): accounts \(clash.first.id) (\(VisibleText.of(clash.first.email))) and "
+            + "\(clash.second.id) (\(VisibleText.of(clash.second.email))) would have the same key"
+            + (sharing > 1 ? ", and \(sharing - 1) more account\(sharing == 2 ? "" : "s") would share a key with an earlier one" : "")
+            + "; nothing was changed. Remove or rename one of each pair with sqlite3 (signup cannot open the database until then), "
+            + "then run signup again")
     }
 }

@@ -19,9 +19,13 @@ public final class PostgresStore: AccountBackend {
     private let connection: PGConnection
     /// Whether `v3-account-state` has run (a reader of an older database sees every account as active).
     private var hasStates = true
+    /// Whether the keys on disk may be an earlier rule's (`v2-email-key-casefold` or
+    /// `v5-email-key-idna` still to run): a reader, which does not migrate, then compares today's
+    /// key of every row.
+    private var hasOldKeys = false
 
     /// The migrations this program knows, in order; the SQLite store's names, so both backends agree.
-    static let migrationNames = ["v1-accounts", "v2-email-key-casefold", Migrations.accountState, Migrations.accountOrigin]
+    static let migrationNames = ["v1-accounts", "v2-email-key-casefold", Migrations.accountState, Migrations.accountOrigin, Migrations.idnaKeys]
     /// `pg_advisory_xact_lock` key under which migrations run: "signup" in ASCII.
     static let migrationLock = "115471698949488"
 
@@ -43,6 +47,7 @@ public final class PostgresStore: AccountBackend {
         let store = PostgresStore(location, connection: connection)
         let applied = try store.appliedMigrations()
         store.hasStates = applied.contains(Migrations.accountState)
+        store.hasOldKeys = !Migrations.keyMigrations.allSatisfy(applied.contains)
         return applied.contains("v1-accounts") ? store : nil
     }
 
@@ -53,6 +58,7 @@ public final class PostgresStore: AccountBackend {
         guard let store = try openExisting(location) else { return nil }
         try store.migrate()
         store.hasStates = true
+        store.hasOldKeys = false
         return store
     }
 
@@ -103,7 +109,7 @@ public final class PostgresStore: AccountBackend {
         publicSignup: (origin: String, limits: SignupLimits)?, whenLocked: () -> Void
     ) throws(StoreError) -> Account {
         let email = AccountStore.normalized(email)
-        let key = AccountStore.key(forEmail: email)
+        let key = try AccountStore.checkedKey(forEmail: email)
         let createdAt = AccountStore.timestamp(date)
         var inserted: [[String?]] = []
         var refusal: StoreError?
@@ -157,9 +163,10 @@ public final class PostgresStore: AccountBackend {
     @discardableResult
     private func changeRow(_ sql: String, _ parameters: [String?], email: String, whenLocked: () -> Void = {}) throws(StoreError) -> String? {
         let rows: [[String?]]
+        let key = try AccountStore.checkedKey(forEmail: email)
         do {
             try connection.execute("BEGIN")
-            rows = try connection.execute(sql, parameters + [AccountStore.key(forEmail: email)])
+            rows = try connection.execute(sql, parameters + [key])
             whenLocked()
             try connection.execute("COMMIT")
         } catch {
@@ -223,10 +230,11 @@ public final class PostgresStore: AccountBackend {
     public func insertBatch(_ rows: [NewAccount], update: Bool, at date: Date) throws(StoreError) -> [BatchOutcome] {
         let now = AccountStore.timestamp(date)
         var outcomes: [BatchOutcome] = []
+        var keys: [String] = []
+        for row in rows { keys.append(try AccountStore.checkedKey(forEmail: row.email)) }
         do {
             try connection.execute("BEGIN")
-            for row in rows {
-                let key = AccountStore.key(forEmail: row.email)
+            for (row, key) in zip(rows, keys) {
                 let inserted = try connection.execute("""
                     INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES ($1, $2, $3, $4, $5)
                     ON CONFLICT (email_key) DO NOTHING RETURNING id
@@ -257,11 +265,12 @@ public final class PostgresStore: AccountBackend {
     /// row-level security, deferred constraints and a read-only server answer as they would for the real one.
     public func rehearseCreate(email: String, passwordHash: PasswordHash) throws(StoreError) {
         let email = AccountStore.normalized(email)
+        let key = try AccountStore.checkedKey(forEmail: email)
         do {
             try connection.execute("BEGIN")
             try connection.execute(
                 "INSERT INTO account (email, email_key, password_hash, created_at) VALUES ($1, $2, $3, $4)",
-                [email, AccountStore.key(forEmail: email), passwordHash.phc, AccountStore.timestamp(Date())])
+                [email, key, passwordHash.phc, AccountStore.timestamp(Date())])
             // Deferred constraints and triggers run at COMMIT: run them now, then roll back.
             try connection.execute("SET CONSTRAINTS ALL IMMEDIATE")
             try connection.execute("ROLLBACK")
@@ -274,17 +283,31 @@ public final class PostgresStore: AccountBackend {
 
     /// Whether an account with this email exists.
     public func isTaken(email: String) throws(StoreError) -> Bool {
-        try run { () throws(PGFailure) in
-            try !connection.execute("SELECT 1 FROM account WHERE email_key = $1", [AccountStore.key(forEmail: email)]).isEmpty
+        let key = try AccountStore.checkedKey(forEmail: email)
+        return try run { () throws(PGFailure) in
+            try !connection.execute("SELECT 1 FROM account WHERE email_key = $1", [key]).isEmpty
         }
     }
 
     /// What a password for this email is checked against (``AccountBackend/verificationTarget(forEmail:)``).
     public func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget {
-        let key = AccountStore.key(forEmail: email)
+        let key = try AccountStore.checkedKey(forEmail: email)
+        let row: [String?]?
+        if hasOldKeys {
+            // The whole table is read, so the time does not tell a known email from an unknown one.
+            let state = hasStates ? "state" : "'active'"
+            let rows = try run { () throws(PGFailure) in try connection.execute("SELECT password_hash, \(state), email FROM account", []) }
+            var found: [String?]?
+            for candidate in rows where found == nil {
+                if try AccountStore.checkedKey(forEmail: candidate[2] ?? "") == key { found = candidate }
+            }
+            row = found
+        } else {
+            row = nil
+        }
         return try run { () throws(PGFailure) in
             let state = hasStates ? "state" : "'active'"
-            let row = try connection.execute("SELECT password_hash, \(state) FROM account WHERE email_key = $1", [key]).first
+            let row = hasOldKeys ? row : try connection.execute("SELECT password_hash, \(state) FROM account WHERE email_key = $1", [key]).first
             // The newest account's hash, looked up for a known email too: both take the same queries.
             let decoy = try connection.execute("SELECT password_hash FROM account ORDER BY id DESC LIMIT 1", []).first?[0] ?? nil
             guard let found = row?[0] else { return .noAccount(decoy: decoy) }
@@ -480,8 +503,8 @@ public final class PostgresStore: AccountBackend {
                     password_hash TEXT NOT NULL,
                     created_at TEXT NOT NULL)
                 """)
-        case "v2-email-key-casefold":
-            try recomputeKeys()
+        case "v2-email-key-casefold", Migrations.idnaKeys:
+            try recomputeKeys(migration)
         case Migrations.accountState:
             for statement in Migrations.accountStateColumns { try connection.execute(statement) }
         case Migrations.accountOrigin:
@@ -491,21 +514,34 @@ public final class PostgresStore: AccountBackend {
         }
     }
 
-    /// Recomputes every `email_key` with ``AccountStore/key(forEmail:)``; two accounts that
-    /// would share a key are refused, naming both, and nothing changes.
-    private func recomputeKeys() throws(PGFailure) {
+    /// Recomputes every `email_key` with ``AccountStore/key(forEmail:)`` (`v2-email-key-casefold`,
+    /// and `v5-email-key-idna` for domains in their IDNA Unicode form); accounts that would share a
+    /// key are refused, naming the first two and counting the rest, and nothing changes.
+    private func recomputeKeys(_ migration: String) throws(PGFailure) {
         let rows = try connection.execute("SELECT id, email, email_key FROM account ORDER BY id FOR UPDATE", [])
         var owner: [String: (id: String, email: String)] = [:]
         var changed: [(id: String, key: String)] = []
+        var clash: (first: (id: String, email: String), second: (id: String, email: String))?
+        var sharing = 0
         for row in rows {
             guard let id = row[0], let email = row[1] else { continue }
-            let key = AccountStore.key(forEmail: email)
+            let key: String
+            do { key = try AccountStore.checkedKey(forEmail: email) } catch { throw PGFailure(.server(sqlstate: "signup"), error.description) }
             if let first = owner[key] {
-                throw PGFailure(.server(sqlstate: "signup"), "migration v2-email-key-casefold: accounts \(first.id) (\(first.email)) "
-                    + "and \(id) (\(email)) would have the same email key; resolve by hand, nothing was changed")
+                sharing += 1
+                if clash == nil { clash = (first, (id, email)) }
+                continue
             }
             owner[key] = (id, email)
             if row[2] != key { changed.append((id, key)) }
+        }
+        if let clash {
+            throw PGFailure(.server(sqlstate: "signup"), "migration \(migration): accounts \(clash.first.id) "
+                + "(\(VisibleText.of(clash.first.email))) and \(clash.second.id) (\(VisibleText.of(clash.second.email))) would have "
+                + "the same email key"
+                + (sharing > 1 ? ", and \(sharing - 1) more account\(sharing == 2 ? "" : "s") would share a key with an earlier one" : "")
+                + "; nothing was changed. Remove or rename one of each pair with psql (signup cannot open the database until "
+                + "then), then run signup again")
         }
         // Two passes, so that no intermediate state breaks the unique key.
         for row in changed { try connection.execute("UPDATE account SET email_key = '#migrating#' || id WHERE id = $1::bigint", [row.id]) }

@@ -15,6 +15,86 @@ struct EmailKeyTests {
         #expect(AccountStore.key(forEmail: "ÄLICE@example.com") == "\u{E4}lice@example.com")
     }
 
+    @Test("a domain, its uppercase and its punycode are one key, the Unicode form; the local part is not touched by IDNA")
+    func internationalDomains() {
+        let spellings = ["a@bücher.de", "a@BÜCHER.de", "A@xn--bcher-kva.de", "a@XN--BCHER-KVA.DE", " a@bu\u{308}cher.de "]
+        #expect(spellings.map(AccountStore.key(forEmail:)) == Array(repeating: "a@bücher.de", count: spellings.count))
+        #expect(AccountStore.key(forEmail: "Ölaf@xn--mxafd2bsdao.gr") == AccountStore.key(forEmail: "ölaf@οδυσσεας.gr"))
+        // Folded after IDNA, as every key is: final sigma and sharp s give the keys they always had.
+        #expect(AccountStore.key(forEmail: "a@οδυσσεας.gr") == "a@οδυσσεασ.gr")
+        #expect(AccountStore.key(forEmail: "a@straße.de") == "a@strasse.de")
+        #expect(AccountStore.key(forEmail: "a@xn--strae-oqa.de") == "a@strasse.de")
+        // An xn-- local part is letters and hyphens, nothing more.
+        #expect(AccountStore.key(forEmail: "XN--BCHER-KVA@example.com") == "xn--bcher-kva@example.com")
+        // A domain IDNA refuses keeps the folded key it always had (only an older account can hold one).
+        #expect(AccountStore.key(forEmail: "B@XN--ZZ.de") == "b@xn--zz.de")
+        #expect(AccountStore.key(forEmail: "a@Ab--CD.com") == "a@ab--cd.com")
+        // A refused domain whose folded form IDNA allows (`xn--vvssz` decodes) is keyed as that form,
+        // so that a key is its own key.
+        let folded = AccountStore.key(forEmail: "a@xn--VVßz.de")
+        #expect(folded == AccountStore.key(forEmail: "a@xn--vvssz.de") && AccountStore.key(forEmail: folded) == folded)
+    }
+
+    @Test("v5-email-key-idna re-keys an old punycode account, which a reader already finds by either spelling")
+    func idnaMigrationRewritesKeys() throws {
+        try withTemporaryFolder { folder throws in
+            let path = folder.file("accounts.sqlite")
+            // Closed before another program changes the file: a store of this process would share its connection.
+            _ = try AccountStore(path: path).create(email: "bob@example.com", passwordHash: fakeHash)
+            // As a release before IDNA left them: the punycode kept as typed, lowercased.
+            try sqliteExecute(path, """
+                INSERT INTO account (email, email_key, password_hash, created_at) VALUES
+                    ('Anna@XN--BCHER-KVA.de', 'anna@xn--bcher-kva.de', 'h1', '2026-01-01T00:00:00Z'),
+                    ('josé@bücher.de', 'josé@bücher.de', 'h2', '2026-01-01T00:00:00Z'),
+                    ('old@xn--zz.de', 'old@xn--zz.de', 'h3', '2026-01-01T00:00:00Z')
+                """)
+            try sqliteExecute(path, "DELETE FROM grdb_migrations WHERE identifier = 'v5-email-key-idna'")
+            do {
+                let reader = try #require(try AccountStore.openExisting(path: path))
+                #expect(try reader.passwordHash(forEmail: "anna@bücher.de") == "h1")
+                #expect(try reader.passwordHash(forEmail: "JOSÉ@xn--bcher-kva.de") == "h2")
+                #expect(!(try sqliteRows(path, "SELECT identifier FROM grdb_migrations").contains("v5-email-key-idna")))
+            }
+
+            let writer = try AccountStore(path: path)
+            #expect(try sqliteRows(path, "SELECT identifier FROM grdb_migrations ORDER BY identifier").last == "v5-email-key-idna")
+            #expect(try sqliteRows(path, "SELECT email, email_key FROM account ORDER BY id") == [
+                "bob@example.com|bob@example.com", "Anna@XN--BCHER-KVA.de|anna@bücher.de", "josé@bücher.de|josé@bücher.de",
+                "old@xn--zz.de|old@xn--zz.de",
+            ])
+            #expect(throws: StoreError.emailTaken) { try writer.create(email: "anna@bücher.de", passwordHash: fakeHash) }
+            #expect(try writer.passwordHash(forEmail: "anna@xn--bcher-kva.de") == "h1")
+            #expect(try writer.accounts().count == 4)
+        }
+    }
+
+    @Test("accounts that IDNA makes one key stop v5-email-key-idna, which names the first two and counts the rest; nothing changes")
+    func idnaMigrationRefusesAClash() throws {
+        try withTemporaryFolder { folder throws in
+            let path = folder.file("accounts.sqlite")
+            _ = try AccountStore(path: path)
+            try sqliteExecute(path, """
+                INSERT INTO account (email, email_key, password_hash, created_at) VALUES
+                    ('a@bücher.de', 'a@bücher.de', 'h1', '2026-01-01T00:00:00Z'),
+                    ('a@xn--bcher-kva.de', 'a@xn--bcher-kva.de', 'h2', '2026-01-01T00:00:00Z'),
+                    ('b@bücher.de', 'b@bücher.de', 'h3', '2026-01-01T00:00:00Z'),
+                    ('B@XN--BCHER-KVA.DE', 'b@xn--bcher-kva.de', 'h4', '2026-01-01T00:00:00Z'),
+                    ('b@Bücher.de', 'k5', 'h5', '2026-01-01T00:00:00Z')
+                """)
+            try sqliteExecute(path, "DELETE FROM grdb_migrations WHERE identifier = 'v5-email-key-idna'")
+            let before = try Fingerprint(path)
+            for open in [{ _ = try AccountStore(path: path) }, { _ = try AccountStore.openExisting(path: path) }] as [() throws -> Void] {
+                let error = #expect(throws: StoreError.self) { try open() }
+                let reason = error?.description ?? ""
+                #expect(reason.contains("accounts 1 (a@bücher.de) and 2 (a@xn--bcher-kva.de) would have the same key"), "\(reason)")
+                #expect(reason.contains("and 2 more accounts would share a key with an earlier one"), "\(reason)")
+                #expect(reason.contains("nothing was changed"))
+            }
+            #expect(try Fingerprint(path) == before)
+            #expect(try sqliteRows(path, "SELECT count(*) FROM account") == ["5"])
+        }
+    }
+
     @Test("for every code point, the key is NFC(case fold(NFC(text))) as Python's str.casefold computes it")
     func matchesPythonCaseFold() throws {
         let script = """
@@ -67,7 +147,7 @@ struct EmailKeyTests {
 
             let store = try AccountStore(path: path)
             #expect(try sqliteRows(path, "SELECT identifier FROM grdb_migrations ORDER BY identifier")
-                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin"])
+                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin", "v5-email-key-idna"])
             #expect(try sqliteRows(path, "SELECT id, email_key FROM account ORDER BY id")
                 == ["1|strasse@example.de", "2|οδυσσεασ@example.gr", "3|bob@example.com"])
             #expect(throws: StoreError.emailTaken) { try store.create(email: "οδυσσεας@example.gr", passwordHash: fakeHash) }

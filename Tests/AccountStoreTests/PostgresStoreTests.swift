@@ -86,7 +86,7 @@ struct PostgresStoreTests {
             _ = try location.openForWriting()
             let database = try #require(location.databaseName)
             #expect(try TestPostgres.psql("SELECT identifier FROM grdb_migrations ORDER BY identifier", database: database)
-                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin"])
+                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin", "v5-email-key-idna"])
             let columns = try TestPostgres.psql("""
                 SELECT column_name, data_type, is_nullable FROM information_schema.columns
                 WHERE table_name = 'account' ORDER BY ordinal_position
@@ -118,7 +118,7 @@ struct PostgresStoreTests {
             #expect(outcomes.all.filter { $0 == "created" }.count == 1)
             #expect(outcomes.all.filter { $0 == "taken" }.count == 31, "\(outcomes.all.filter { $0.hasPrefix("error") })")
             let database = try #require(location.databaseName)
-            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["4"])
+            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["5"])
             #expect(try TestPostgres.psql("SELECT count(*) FROM account", database: database) == ["1"])
         }
     }
@@ -133,7 +133,7 @@ struct PostgresStoreTests {
             #expect(writing?.description.contains("newer version of signup (migration v9-from-the-future)") == true)
             let reading = #expect(throws: StoreError.self) { try location.openExisting() }
             #expect(reading == writing)
-            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["5"])
+            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["6"])
         }
     }
 
@@ -150,30 +150,59 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Takes `migration` off the record and adds `rows` (email, key, hash, created) with the keys
+    /// another program, or an earlier rule, wrote: the database as it was before that migration.
+    static func undo(_ migration: String, adding rows: String, in database: String) throws {
+        try TestPostgres.psql("""
+            DELETE FROM grdb_migrations WHERE identifier = '\(migration)';
+            INSERT INTO account (email, email_key, password_hash, created_at) VALUES \(rows)
+            """, database: database)
+    }
+
     @Test("v2-email-key-casefold recomputes keys in Swift, and refuses a collision naming both accounts")
     func casefoldMigration() throws {
         try Backend.postgres.withFreshLocation { location throws in
             _ = try location.openForWriting()
             let database = try #require(location.databaseName)
             // A database as v1 left it, with keys another program wrote by hand.
-            try TestPostgres.psql("""
-                DELETE FROM grdb_migrations WHERE identifier = 'v2-email-key-casefold';
-                INSERT INTO account (email, email_key, password_hash, created_at)
-                VALUES ('Bob@Example.com', 'stale-1', 'h1', 'now'), ('Carol@Example.com', 'stale-2', 'h2', 'now')
-                """, database: database)
+            try Self.undo("v2-email-key-casefold", adding: "('Bob@Example.com', 'stale-1', 'h1', 'now'), ('Carol@Example.com', 'stale-2', 'h2', 'now')",
+                          in: database)
             _ = try location.openForWriting()
             #expect(try TestPostgres.psql("SELECT email_key FROM account ORDER BY id", database: database)
                 == [AccountStore.key(forEmail: "Bob@Example.com"), AccountStore.key(forEmail: "Carol@Example.com")])
 
-            try TestPostgres.psql("""
-                DELETE FROM grdb_migrations WHERE identifier = 'v2-email-key-casefold';
-                INSERT INTO account (email, email_key, password_hash, created_at) VALUES ('BOB@example.com', 'stale-3', 'h3', 'now')
-                """, database: database)
+            try Self.undo("v2-email-key-casefold", adding: "('BOB@example.com', 'stale-3', 'h3', 'now')", in: database)
             let error = #expect(throws: StoreError.self) { try location.openForWriting() }
             #expect(error?.description.contains("Bob@Example.com") == true)
             #expect(error?.description.contains("BOB@example.com") == true)
             #expect(try TestPostgres.psql("SELECT email_key FROM account WHERE email = 'BOB@example.com'", database: database) == ["stale-3"])
-            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["3"])
+            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["4"])
+        }
+    }
+
+    @Test("v5-email-key-idna re-keys a punycode account to its Unicode domain, and refuses accounts IDNA makes one, counting them")
+    func idnaMigration() throws {
+        try Backend.postgres.withFreshLocation { location throws in
+            _ = try location.openForWriting()
+            let database = try #require(location.databaseName)
+            // Keys as a release before IDNA wrote them.
+            try Self.undo("v5-email-key-idna", adding: """
+                ('Anna@XN--BCHER-KVA.de', 'anna@xn--bcher-kva.de', 'h1', 'now'), ('josé@bücher.de', 'josé@bücher.de', 'h2', 'now')
+                """, in: database)
+            let store = try location.openForWriting()
+            #expect(try TestPostgres.psql("SELECT email_key FROM account ORDER BY id", database: database) == ["anna@bücher.de", "josé@bücher.de"])
+            #expect(throws: StoreError.emailTaken) { try store.create(email: "ANNA@bücher.de", passwordHash: fakeHash) }
+            #expect(try store.passwordHash(forEmail: "josé@xn--bcher-kva.de") == "h2")
+
+            try Self.undo("v5-email-key-idna", adding: "('anna@bücher.de', 'stale-1', 'h3', 'now'), ('JOSÉ@XN--BCHER-KVA.DE', 'stale-2', 'h4', 'now')",
+                          in: database)
+            let error = #expect(throws: StoreError.self) { try location.openForWriting() }
+            let reason = error?.description ?? ""
+            #expect(reason.contains("migration v5-email-key-idna: accounts"), "\(reason)")
+            #expect(reason.contains("Anna@XN--BCHER-KVA.de") && reason.contains("and 1 more account would share a key"), "\(reason)")
+            #expect(reason.contains("nothing was changed"))
+            #expect(try TestPostgres.psql("SELECT email_key FROM account WHERE id > 2 ORDER BY id", database: database) == ["stale-1", "stale-2"])
+            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["4"])
         }
     }
 

@@ -33,6 +33,20 @@ import Testing
         if arguments.first == "create" { #expect(run.status == 0, "\(run.stderr.suffix(300))") }
     }
 
+    /// libidn2 (and the libunistring it brings) waits for the first domain that is not plain
+    /// ASCII: never before the first prompt, never for an ASCII address, and loaded for `bücher.de`.
+    @Test func libidn2IsLoadedOnlyForAnInternationalDomain() {
+        let box = Sandbox()
+        for (arguments, input) in [(["--db", box.db], nil), (["--db", box.db], answers), (["list", "--db", box.db], nil)] as [([String], String?)] {
+            let (run, libraries) = loadedLibraries(arguments, input: input.map(lines), in: box)
+            #expect(!libraries.isEmpty, "LD_DEBUG=files said nothing: \(run.stderr.prefix(300))")
+            #expect(!libraries.contains("libidn2.so.0") && !libraries.contains("libunistring.so.2"), "\(arguments) \(input ?? "")")
+        }
+        let (run, libraries) = loadedLibraries(["--db", box.db], input: lines("a@bücher.de\n\(goodPassword)\n\(goodPassword)\n"), in: box)
+        #expect(run.status == 0, "\(run.stderr.suffix(300))")
+        #expect(libraries.contains("libidn2.so.0"))
+    }
+
     /// Its sibling: a PostgreSQL database loads libpq when it is used (here a server that is not
     /// there: the reason is libpq's own, so libpq was loaded and asked).
     @Test func aPostgreSQLDatabaseLoadsLibpqWhenNamed() {

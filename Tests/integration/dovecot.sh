@@ -2,7 +2,8 @@
 # Dovecot, a real consumer, reads the accounts signup wrote: from the SQLite file and from the
 # PostgreSQL table (SIGNUP_TEST_PG, as scripts/test sets it). A throwaway Dovecot (no protocols,
 # no system service) in a temporary folder; `doveadm auth test` must accept the right password
-# and refuse a wrong one, for an ASCII and a non-ASCII account, and refuse a disabled account
+# and refuse a wrong one, for an ASCII and a non-ASCII account and one signed up with its domain
+# in punycode (keyed in its Unicode form, so logged in with that), and refuse a disabled account
 # even with its right password.
 # usage: SIGNUP_BIN=… SIGNUP_TEST_PG=… dovecot.sh
 set -euo pipefail
@@ -18,9 +19,10 @@ cleanup() {
 trap cleanup EXIT
 
 password="Quartz-Lantern-58"
-accounts=("alice@example.com" "José@Bücher.de")
-# What a person types at the mail client's login: Dovecot lowercases ASCII only (%Lu).
-logins=("Alice@Example.com" "josé@bücher.de")
+accounts=("alice@example.com" "José@Bücher.de" "Anna@XN--BCHER-KVA.de")
+# What a person types at the mail client's login: Dovecot lowercases ASCII only (%Lu); a domain
+# is in the key in its Unicode form, whichever form was typed at sign-up.
+logins=("Alice@Example.com" "josé@bücher.de" "anna@bücher.de")
 
 # The same two accounts in SQLite and in PostgreSQL, written by signup.
 psql -X -q -v ON_ERROR_STOP=1 -d "$SIGNUP_TEST_PG dbname=postgres" -c "CREATE DATABASE signup_dovecot OWNER signup_app"
@@ -68,7 +70,7 @@ userdb {
 CONF
     dovecot -c "$config"
     # Right passwords first: after a failure Dovecot slows the next login down (auth penalty).
-    for index in 0 1; do
+    for index in 0 1 2; do
         login="${logins[$index]}"
         if doveadm -c "$config" auth test "$login" "$password" >"$tmp/out" 2>&1; then
             echo "dovecot $backend: $login with the right password: accepted"
@@ -76,7 +78,7 @@ CONF
             echo "dovecot $backend: $login with the right password: REFUSED"; cat "$tmp/out"; failures=$((failures + 1))
         fi
     done
-    for index in 0 1; do
+    for index in 0 1 2; do
         login="${logins[$index]}"
         if doveadm -c "$config" auth test "$login" "Quartz-Lantern-59" >"$tmp/out" 2>&1; then
             echo "dovecot $backend: $login with a wrong password: ACCEPTED"; failures=$((failures + 1))

@@ -2,7 +2,9 @@
 //
 // Input: the bytes of one answer (bad UTF-8 becomes U+FFFD, as no reader would pass it on).
 // Checked: no crash; the key is idempotent and the same for canonically equivalent
-// spellings and for final sigma; an accepted address has a non-empty key, keeps its key and
+// spellings, for final sigma, and for an accepted address's domain in its IDNA ASCII (punycode)
+// form; a domain is refused as email.domainInvalid only when IDNA refuses it; an accepted
+// address has a non-empty key, keeps its key and
 // its verdict with spaces around it, and has SPEC 2's shape, checked here independently:
 // at most 254 bytes, one "@", a local part of 1-64 bytes of letters, marks, digits and the
 // listed symbols with no leading, trailing or double dot, a domain of two or more labels of
@@ -45,6 +47,7 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     require(verdict(padded).accepted, "spaces around an accepted address make it refused")
     require(AccountStore.key(forEmail: padded) == key, "spaces around an address change its key")
     checkShape(value)
+    checkPunycode(value, key: key)
     return 0
 }
 
@@ -60,10 +63,91 @@ private func verdict(_ raw: String) -> (accepted: Bool, value: String) {
     if accepted {
         require(EmailSyntax.check(value) == .valid, "the rule accepted what EmailSyntax refuses")
     } else if EmailSyntax.check(value) == .valid {
-        let ownRules: Set<String> = ["email.invisibleCharacter", "email.mixedScripts", "email.stackedMarks", "email.compatibilityCharacter"]
+        let ownRules: Set<String> = [
+            "email.invisibleCharacter", "email.mixedScripts", "email.stackedMarks", "email.compatibilityCharacter", "email.domainInvalid",
+        ]
         require(errors.allSatisfy { ownRules.contains($0.code) }, "the rule refused what EmailSyntax accepts: \(errors.map(\.code))")
     }
     return (accepted, value)
+}
+
+/// Letters whose UTS #46 mapping is their lowercase (`lowercased()`), so their punycode is simple to
+/// write here: Latin-1 and Latin Extended-A but `ŉ`, the basic Greek and Cyrillic alphabets, kana and
+/// the common CJK ideographs. Others (Cherokee, lunate sigma…) map otherwise and are not checked.
+private func mapsByLowercase(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0..<0x80, 0xC0...0xD6, 0xD8...0xF6, 0xF8...0x148, 0x14A...0x17E, 0x386, 0x388...0x3CE, 0x400...0x45F,
+         0x3041...0x3096, 0x30A1...0x30FA, 0x4E00...0x9FFF:
+        true
+    default:
+        false
+    }
+}
+
+/// An accepted address's domain, written label by label in punycode (RFC 3492's encoder below:
+/// the fuzzer has no other), has the same key.
+private func checkPunycode(_ address: String, key: String) {
+    guard let at = address.lastIndex(of: "@") else { return }
+    let domain = address[address.index(after: at)...]
+    guard domain.unicodeScalars.allSatisfy(mapsByLowercase) else { return }
+    var labels: [String] = []
+    for label in domain.split(separator: ".", omittingEmptySubsequences: false) {
+        // UTS #46 maps before it encodes: the lowercase NFC of the label is what is encoded.
+        let mapped = String(label).lowercased().precomposedStringWithCanonicalMapping
+        if mapped.unicodeScalars.allSatisfy(\.isASCII) { labels.append(mapped); continue }
+        // Labels whose mapping lowercased() does not match (compatibility characters) are refused earlier.
+        guard let encoded = punycode(mapped) else { return }
+        labels.append("xn--" + encoded)
+    }
+    let ascii = String(address[...at]) + labels.joined(separator: ".")
+    require(AccountStore.key(forEmail: ascii) == key, "the punycode spelling of an accepted domain changes the key: \(ascii)")
+}
+
+/// RFC 3492's encoder, for a label of lowercase scalars; nil on overflow.
+private func punycode(_ label: String) -> String? {
+    let input = label.unicodeScalars.map(\.value)
+    let base: UInt32 = 36, tMin: UInt32 = 1, tMax: UInt32 = 26, skew: UInt32 = 38, damp: UInt32 = 700
+    func digit(_ d: UInt32) -> Character { Character(Unicode.Scalar(d < 26 ? d + 97 : d + 22)!) }
+    func adapt(_ delta: UInt32, _ count: UInt32, _ first: Bool) -> UInt32 {
+        var delta = first ? delta / damp : delta / 2
+        delta += delta / count
+        var k: UInt32 = 0
+        while delta > ((base - tMin) * tMax) / 2 { delta /= base - tMin; k += base }
+        return k + (base - tMin + 1) * delta / (delta + skew)
+    }
+    var output = String(input.filter { $0 < 0x80 }.map { Character(Unicode.Scalar($0)!) })
+    let basic = UInt32(output.count)
+    var handled = basic
+    if basic > 0 { output.append("-") }
+    var n: UInt32 = 0x80, delta: UInt32 = 0, bias: UInt32 = 72
+    while handled < UInt32(input.count) {
+        let m = input.filter { $0 >= n }.min()!
+        let (product, overflow) = (m - n).multipliedReportingOverflow(by: handled + 1)
+        guard !overflow else { return nil }
+        delta += product
+        n = m
+        for c in input {
+            if c < n { delta += 1 }
+            if c == n {
+                var q = delta
+                var k = base
+                while true {
+                    let t = k <= bias ? tMin : (k >= bias + tMax ? tMax : k - bias)
+                    if q < t { break }
+                    output.append(digit(t + (q - t) % (base - t)))
+                    q = (q - t) / (base - t)
+                    k += base
+                }
+                output.append(digit(q))
+                bias = adapt(delta, handled + 1, handled == basic)
+                delta = 0
+                handled += 1
+            }
+        }
+        delta += 1
+        n += 1
+    }
+    return output
 }
 
 private let localSymbols = Set("!#$%&'*+/=?^_`{|}~-".unicodeScalars)
