@@ -42,7 +42,7 @@ enum About {
     /// The help of every `--db`: SPEC 8's fallback order, spelled out.
     static var databaseHelp: ArgumentHelp {
         .english(
-            "The account database (default: $SIGNUP_DB, else $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite).",
+            "The account database (default: $SIGNUP_DB, else signup.conf's database, else $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite).",
             value: Translation.english("path"))
     }
 }

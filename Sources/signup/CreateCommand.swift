@@ -93,7 +93,7 @@ struct PasswordOptions: ParsableArguments {
     var config: String?
 
     // Optional, not defaulted: `--policy standard --policy-file F` names two policies.
-    @Option(help: .english("The password policy: standard (the default), strict or nist.", value: Translation.english("name")), completion: .list(["standard", "strict", "nist"]))
+    @Option(help: .english("The password policy: standard, strict or nist (default: signup.conf's policy or policy-file, else standard).", value: Translation.english("name")), completion: .list(["standard", "strict", "nist"]))
     var policy: String?
 
     @Option(help: .english("A JSON policy file (its format: man signup-policy).", value: Translation.english("path")), completion: .file())

@@ -68,7 +68,7 @@ enum PolicyLoader {
 /// `--policy` and `--policy-file` for the commands that check or hash a password outside the wizard.
 struct PolicyOptions: ParsableArguments {
     // Optional, not defaulted: `--policy standard --policy-file F` names two policies.
-    @Option(help: .english("The password policy (rules and Argon2 costs): standard (the default), strict or nist.", value: Translation.english("name")),
+    @Option(help: .english("The password policy (rules and Argon2 costs): standard, strict or nist (default: signup.conf's policy or policy-file, else standard).", value: Translation.english("name")),
             completion: .list(["standard", "strict", "nist"]))
     var policy: String?
 

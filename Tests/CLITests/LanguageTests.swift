@@ -274,7 +274,7 @@ extension LanguageTests {
             #expect(help.contains("--state <zustand>") && help.contains("(Werte: active, disabled, pending)"))
             // The default policy is said in the option's own text (an option without a parser
             // default: naming it beside --policy-file is refused), in German too.
-            #expect(help.contains("standard (die Vorgabe)"))
+            #expect(help.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("(Vorgabe: die Regeln aus signup.conf, sonst standard)"))
         case "verify", "passwd", "disable", "enable", "delete":
             #expect(help.contains("\nARGUMENTE:\n  <e-mail>  "))
         default:

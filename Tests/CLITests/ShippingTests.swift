@@ -30,8 +30,8 @@ import Testing
         #expect(run.stdout.contains("Examples:\n  signup "))
         #expect(run.stdout.contains("\n  signup --email a@example.com --password-file pw.txt --json\n"))
         #expect(run.stdout.contains("\n  signup verify a@example.com < pw.txt\n"))
-        // --db names the whole fallback order of SPEC 8.
-        #expect(flat.contains("$SIGNUP_DB, else $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite"))
+        // --db names the whole fallback order: the environment, the configuration, then the default.
+        #expect(flat.contains("$SIGNUP_DB, else signup.conf's database, else $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite"))
     }
 
     /// A first word that names no command (a typo, a command of a later version) gets a message
