@@ -51,11 +51,14 @@ public final class FormModel<Success: Sendable> {
         synchronize()
     }
 
-    /// The field of `key`. A key of a field the form lacks stops the program (a programming error).
-    public subscript(key: some FieldReference) -> FieldModel {
+    /// The field of `key`. A key of a field the form lacks, or of a field of another type, stops
+    /// the program (a programming error), as the form's own reads do.
+    public subscript<Key: FieldReference>(key: Key) -> FieldModel {
         guard let field = fields.first(where: { $0.name == key.name }) else {
             preconditionFailure("no field of this form has the name given; its fields: \(fields.map(\.name).joined(separator: ", "))")
         }
+        let source = controller.form[named: key.name]!
+        precondition(source.valueType == ObjectIdentifier(Key.Value.self), "field \(key.name) holds \(source.valueTypeName), not \(Key.Value.self)")
         return field
     }
 

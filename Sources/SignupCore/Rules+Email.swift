@@ -6,8 +6,11 @@ extension Rule where Value == String {
         message: String = Translation.english("Enter a valid email address, like name@example.com"),
         tooLongMessage: String = Translation.english("Use an email address of at most 254 bytes")
     ) -> Rule {
-        Rule(checks: [RuleCheck(reason: "invalid", label: Translation.english("a valid email address"))]) { value, _ in
-            guard !value.isEmpty else { return [] }
+        Rule(
+            checks: [RuleCheck(reason: "invalid", label: Translation.english("a valid email address"))], referencedFields: [],
+            appliesWhenEmpty: false, reasons: ["invalid", "tooLong"]
+        ) { value, _ in
+            guard let value, !value.isEmpty else { return [] }
             switch EmailSyntax.check(value) {
             case .valid: return []
             case .tooLong: return [RuleFailure(reason: "tooLong", message: tooLongMessage)]
