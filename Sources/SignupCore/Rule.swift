@@ -230,7 +230,9 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
         Rule(checks: checks, referencedFields: referencedFields, appliesWhenEmpty: appliesWhenEmpty, priority: level, reasons: reasons, body: body, every: every)
     }
 
-    /// The same rule with `text` as the message of every failure it reports.
+    /// The same rule with `text` as the message of every failure it reports. An empty `text` says
+    /// nothing at a terminal (no bare `✗` line; the field is still asked again), and a script's
+    /// error line gives the code instead.
     public func message(_ text: String) -> Rule {
         let (body, every) = (self.body, self.every)
         return Rule(
