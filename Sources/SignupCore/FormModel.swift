@@ -67,6 +67,17 @@ public final class FormModel<Success: Sendable> {
         setFocus(self[key].name)
     }
 
+    /// Follows a focus the UI moved itself (a tap, Tab), by the field's name as a UI's focus state
+    /// holds it (SwiftUI's `@FocusState var focused: String?`); nil takes it from every field.
+    /// With ``focusedField`` read back into the UI, the focus is synced both ways. A name the
+    /// form lacks stops the program (a programming error).
+    public func focus(onFieldNamed name: String?) {
+        if let name {
+            precondition(fields.contains { $0.name == name }, "no field of this form has the name given; its fields: \(fields.map(\.name).joined(separator: ", "))")
+        }
+        setFocus(name)
+    }
+
     /// Takes the focus from every field.
     public func clearFocus() {
         setFocus(nil)

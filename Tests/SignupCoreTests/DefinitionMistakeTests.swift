@@ -88,3 +88,26 @@ import Testing
         #expect(form.formErrors.map(\.code) == ["form.closed"])
     }
 }
+
+/// The focus, synced both ways with a UI's own focus state.
+@MainActor @Suite struct FocusSyncTests {
+    @Test func theUIsFocusIsFollowedByNameAndAFailedSubmitMovesItBack() async {
+        let email = FieldKey<String>("email"), name = FieldKey<String>("name")
+        let model = FormModel<Int>(form: Form(fields: [Field(email, rules: [.required()]), Field(name)]))
+        model.focus(on: email)
+        model.focus(onFieldNamed: "name")  // the person tapped the second field
+        #expect(model.isFocused(name) && model.focusedField == "name")
+        _ = await model.submit { _ in 1 }  // email is empty: the focus goes back to it
+        #expect(model.focusedField == "email")
+        model.focus(onFieldNamed: nil)
+        #expect(model.focusedField == nil)
+    }
+
+    @Test func aNameTheFormLacksStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            await MainActor.run {
+                FormModel<Int>(form: Form(fields: [Field(FieldKey<String>("email"))])).focus(onFieldNamed: "emial")
+            }
+        }
+    }
+}
