@@ -88,7 +88,7 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     private let evaluate: @Sendable (_ value: (any Sendable)?, _ context: RuleContext, _ every: Bool) -> [RuleFailure]
 
     /// The value before any answer: "" unless an initial value was given. Not an answer.
-    public let initialValue: String
+    public internal(set) var initialValue: String
     /// The current answer as text, normalized (the initial value until answered).
     public private(set) var value: String
     /// The current answer as its type, parsed once when it was given; nil when empty or not parsing.

@@ -58,6 +58,27 @@ public struct Form: Sendable {
         fields.first { $0.name == name }
     }
 
+    /// The same form opened on an existing record (an edit form): each of `values` becomes its
+    /// field's initial value, normalized and parsed as an answer would be. It is on the line to
+    /// edit (Enter keeps it), counts neither as answered nor as dirty, and ``reset(_:)`` goes
+    /// back to it, so ``isDirty`` says whether anything differs from the record. A value that
+    /// could not be read (``FieldPreset/unreadable(_:_:)``) or names a field this form lacks
+    /// stops the program.
+    public func opening(on values: [FieldPreset]) -> Form {
+        var form = self
+        for preset in values {
+            guard case .line(let line) = preset.answer else {
+                preconditionFailure("an existing value of field \(preset.name) could not be read: it has no value to open on")
+            }
+            let index = index(of: preset.name)
+            let text = form.fields[index].normalize(line)
+            form.fields[index].initialValue = text
+            form.fields[index].assign(text)
+            form.fields[index].isAnswered = false
+        }
+        return form
+    }
+
     /// The current value of every field, by name: what cross-field rules see.
     public var context: RuleContext {
         var context = RuleContext(

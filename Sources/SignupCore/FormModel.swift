@@ -93,7 +93,9 @@ public final class FormModel<Success: Sendable> {
         focusedField == key.name
     }
 
-    /// The form as it is now (what a submit would send).
+    /// The form as it is now (what a submit would send). A snapshot that observation does not
+    /// track: a view that reads it is not told when it changes. Read the model's own properties
+    /// instead (`model[key].isValid`, `.errors`, `.text`, ``value(_:)``), which are tracked.
     public var form: Form { controller.form }
 
     /// Whether leaving now should ask "Discard your changes?": only a changed form, and only when
@@ -131,6 +133,38 @@ public final class FormModel<Success: Sendable> {
         synchronize()
     }
 
+    /// A model of `form` opened on an existing record (an edit screen): each of `values` becomes
+    /// its field's initial value, shown and kept, neither answered nor dirty, so ``isDirty`` says
+    /// whether anything differs from the record. See ``Form/opening(on:)``.
+    public convenience init(form: Form, existing values: [FieldPreset]) {
+        self.init(form: form.opening(on: values))
+    }
+
+    /// Makes every field's errors visible, as a submit does, without submitting: what a "Check"
+    /// button or leaving a page does. Returns whether every field passes; when one fails and
+    /// ``focusesFirstInvalidFieldAfterFailedSubmit`` is on, the focus moves to the first that does.
+    @discardableResult
+    public func validate() -> Bool {
+        controller.update { $0.markSubmitAttempted() }
+        synchronize()
+        if !isValid, focusesFirstInvalidFieldAfterFailedSubmit { setFocus(controller.form.firstInvalidField) }
+        return isValid
+    }
+
+    /// Puts an error found outside the rules on the field of `key` (a server's answer, remapped
+    /// from its own names to keys): shown at once, kept until the field changes, and the form is
+    /// not valid meanwhile. The code is `name.reason`.
+    public func addError(on key: some FieldReference, reason: String, message: String) {
+        attach([FieldError(key, reason: reason, message: message)])
+    }
+
+    /// Puts errors found outside the rules on their fields, and errors of the whole form in
+    /// ``formErrors``, as a submit's thrown ``FieldError``s are (see ``Form/attach(_:)``).
+    public func attach(_ errors: [FieldError]) {
+        controller.update { $0.attach(errors) }
+        synchronize()
+    }
+
     /// Submits through the gate and runs `body` with the form that passed it. Returns nil when
     /// the gate refused (a field fails: its errors become visible and, if
     /// ``focusesFirstInvalidFieldAfterFailedSubmit``, the focus moves there) or a submit is
@@ -159,7 +193,10 @@ public final class FormModel<Success: Sendable> {
         let form = controller.form
         for field in fields {
             guard let source = form[named: field.name] else { continue }
-            field.take(value: source.value, state: form.state(named: field.name), isAnswered: source.isAnswered, isDirty: source.isDirty)
+            field.take(
+                value: source.value, state: form.state(named: field.name), errors: form.errors(named: field.name),
+                isAnswered: source.isAnswered, isDirty: source.isDirty
+            )
         }
         if isValid != form.isValid { isValid = form.isValid }
         if isDirty != form.isDirty { isDirty = form.isDirty }
@@ -187,6 +224,11 @@ public final class FieldModel: CustomStringConvertible, CustomReflectable {
     public private(set) var isAnswered = false
     /// Whether its value differs from its initial value.
     public private(set) var isDirty = false
+    /// Every error of its current value, visible or not (its rules, then errors put on it from
+    /// outside): what a view that shows "this field passes" reads, tracked like every property.
+    public private(set) var errors: [FieldError] = []
+    /// Whether its current value passes every rule, whether or not its errors are visible yet.
+    public var isValid: Bool { errors.isEmpty }
     private var storedText = ""
 
     @ObservationIgnored fileprivate weak var owner: AnyFormModel?
@@ -209,8 +251,9 @@ public final class FieldModel: CustomStringConvertible, CustomReflectable {
         if case .invalid(let errors) = state { errors } else { [] }
     }
 
-    fileprivate func take(value: String, state: FieldState, isAnswered: Bool, isDirty: Bool) {
+    fileprivate func take(value: String, state: FieldState, errors: [FieldError], isAnswered: Bool, isDirty: Bool) {
         if storedText != value { storedText = value }
+        if self.errors != errors { self.errors = errors }
         if self.state != state { self.state = state }
         if self.isAnswered != isAnswered { self.isAnswered = isAnswered }
         if self.isDirty != isDirty { self.isDirty = isDirty }

@@ -87,6 +87,15 @@ func snippetModuleFlags() -> [String] {
         #expect(!topLevel.passed && topLevel.said.contains("cannot be passed 'inout' to 'async' function call"), "\(topLevel.said)")
     }
 
+    /// The model article's code for Linux (every block but the first, which is SwiftUI's)
+    /// compiles as one program in Swift 6 mode.
+    @Test func theModelArticlesCodeCompilesAsIs() throws {
+        let blocks = try Self.blocks(of: "Sources/SignupCore/SignupCore.docc/BindingAUserInterface.md")
+        try #require(blocks.count == 2 && blocks[0].contains("import SwiftUI"), "a SwiftUI view, then the model's code")
+        let compiled = try Self.compile([("Profile.swift", blocks[1])])
+        #expect(compiled.passed, "\(compiled.said)")
+    }
+
     /// The README's library example is a program that compiles as shown, and its misspelt key does not.
     @Test func theReadmeLibraryExampleCompilesAsIs() throws {
         let blocks = try Self.blocks(of: "README.md")
