@@ -42,6 +42,14 @@ public final class FormModel<Success: Sendable> {
     public var confirmsDiscard = true
 
     @ObservationIgnored private var controller: SubmissionController
+    /// The async checks of fields, by name, and how long a value must stay before its check runs.
+    @ObservationIgnored private var checks: [String: (settling: Duration, check: Check)] = [:]
+    /// The check under way (or waiting for its value to settle), by field name.
+    @ObservationIgnored private var running: [String: Task<Void, Never>] = [:]
+
+    /// An async check of a field beyond its rules (a server's "is this name free?"): given the
+    /// form, it returns the errors to put on the field.
+    public typealias Check = @MainActor (_ form: Form) async -> [FieldError]
 
     /// A model of `form`, with no field answered beyond what `form` already holds.
     public init(form: Form) {
@@ -112,6 +120,52 @@ public final class FormModel<Success: Sendable> {
     func answer(named name: String, with text: String) {
         controller.update { $0.answer(named: name, with: text) }
         synchronize()
+        scheduleCheck(of: name)
+    }
+
+    /// Checks the field of `key` with `check` after each change once its value has stayed
+    /// `settling` long and passes the field's own rules, as a terminal runner checks a wizard's
+    /// `checkedFields` right after an answer. A change before the check ends cancels it (its
+    /// result is dropped; the closure sees `Task.isCancelled`); meanwhile ``FieldModel/isChecking``
+    /// is true, for a view's spinner. Its errors go on the field until the field changes.
+    public func checking(_ key: some FieldReference, settling: Duration = .milliseconds(300), with check: @escaping Check) {
+        checks[self[key].name] = (settling, check)
+    }
+
+    /// Runs the check of the field of `key` (see ``checking(_:settling:with:)``) now, without
+    /// waiting for the value to settle, and returns when it is done; nothing when the field has
+    /// none or fails its own rules.
+    public func check(_ key: some FieldReference) async {
+        let name = self[key].name
+        running[name]?.cancel()
+        await runCheck(of: name, settling: nil)
+    }
+
+    private func scheduleCheck(of name: String) {
+        guard let settling = checks[name]?.settling, let field = fields.first(where: { $0.name == name }) else { return }
+        running[name]?.cancel()
+        // Pending from the change on, so a view shows "checking…" at once.
+        setChecking(field, controller.form.errors(named: name).isEmpty)
+        running[name] = Task { [weak self] in await self?.runCheck(of: name, settling: settling) }
+    }
+
+    private func runCheck(of name: String, settling: Duration?) async {
+        guard let check = checks[name]?.check, let field = fields.first(where: { $0.name == name }) else { return }
+        // A value that fails its own rules has nothing for the check to say.
+        guard controller.form.errors(named: name).isEmpty else { return setChecking(field, false) }
+        setChecking(field, true)
+        if let settling { try? await Task.sleep(for: settling) }
+        guard !Task.isCancelled else { return }
+        let asked = controller.form
+        let errors = await check(asked)
+        // A change meanwhile made the answer stale: the change's own check speaks for it.
+        guard !Task.isCancelled, controller.form.text(named: name) == asked.text(named: name) else { return }
+        setChecking(field, false)
+        if !errors.isEmpty { attach(errors) }
+    }
+
+    private func setChecking(_ field: FieldModel, _ checking: Bool) {
+        if field.isChecking != checking { field.isChecking = checking }
     }
 
     /// Answers the field of `key` with a typed value.
@@ -229,6 +283,9 @@ public final class FieldModel: CustomStringConvertible, CustomReflectable {
     public private(set) var errors: [FieldError] = []
     /// Whether its current value passes every rule, whether or not its errors are visible yet.
     public var isValid: Bool { errors.isEmpty }
+    /// Whether its async check (``FormModel/checking(_:settling:with:)``) is waiting or running for
+    /// the current value: a view's "checking…".
+    public internal(set) var isChecking = false
     private var storedText = ""
 
     @ObservationIgnored fileprivate weak var owner: AnyFormModel?

@@ -81,3 +81,65 @@ import Testing
         #expect(prompt.initial == "alice@example.com")
     }
 }
+
+/// The model's async check of a field, as the terminal runner's `checkedFields`: after the
+/// value settles or on demand, cancelled by a change, with a pending state.
+@MainActor @Suite struct FormModelCheckTests {
+    static let name = FieldKey<String>("name")
+
+    /// Waits until `done` holds, up to five seconds.
+    func eventually(_ done: () -> Bool) async {
+        for _ in 0..<500 where !done() { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    func model(settling: Duration, lookups: Lookups) -> FormModel<Int> {
+        let model = FormModel<Int>(form: Form(fields: [Field(Self.name, rules: [.required(), .minLength(3)])]))
+        model.checking(Self.name, settling: settling) { form in
+            await lookups.isTaken(form.text(Self.name)) ? [FieldError(Self.name, reason: "taken", message: "Taken")] : []
+        }
+        return model
+    }
+
+    @MainActor final class Lookups {
+        var asked: [String] = []
+        var delay = Duration.zero
+        func isTaken(_ name: String) async -> Bool {
+            asked.append(name)
+            try? await Task.sleep(for: delay)
+            return name == "admin"
+        }
+    }
+
+    @Test func onDemandItsErrorsGoOnTheFieldUntilItChanges() async {
+        let lookups = Lookups()
+        let model = model(settling: .seconds(60), lookups: lookups)
+        model[Self.name].text = "admin"
+        #expect(model[Self.name].isChecking)  // waiting for the value to settle
+        await model.check(Self.name)
+        #expect(model[Self.name].visibleErrors.map(\.code) == ["name.taken"] && !model[Self.name].isChecking)
+        model[Self.name].text = "ab"  // fails its own rules: nothing to check
+        await model.check(Self.name)
+        #expect(lookups.asked == ["admin"] && model[Self.name].errors.map(\.code) == ["name.tooShort"])
+    }
+
+    @Test func aChangeBeforeTheValueSettlesCancelsTheCheck() async {
+        let lookups = Lookups()
+        let model = model(settling: .milliseconds(50), lookups: lookups)
+        model[Self.name].text = "admin"
+        model[Self.name].text = "bob"
+        await eventually { !model[Self.name].isChecking }
+        #expect(lookups.asked == ["bob"] && model[Self.name].isValid)
+    }
+
+    @Test func aResultForAValueChangedMeanwhileIsDropped() async {
+        let lookups = Lookups()
+        lookups.delay = .milliseconds(100)
+        let model = model(settling: .zero, lookups: lookups)
+        model[Self.name].text = "admin"
+        await eventually { lookups.asked == ["admin"] }
+        model[Self.name].text = "bob"  // while admin is being looked up
+        await eventually { !model[Self.name].isChecking && lookups.asked.count == 2 }
+        try? await Task.sleep(for: .milliseconds(150))  // the admin lookup has ended by now
+        #expect(model[Self.name].isValid && model[Self.name].text == "bob")
+    }
+}
