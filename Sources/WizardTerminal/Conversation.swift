@@ -37,7 +37,7 @@ public struct Conversation {
     public var quiet: Bool
     /// Where the text goes: a descriptor, or the terminal session so it stays in order with libedit.
     public var output: (String) -> Void
-    /// The reader's language for every text shown (English unless set; ``Translation/gettext(_:)``).
+    /// The reader's language for every text shown (English unless set; `Translation.gettext(_:)` (SignupCore)).
     public var translation: Translation
 
     /// A conversation written to descriptor `fd`, in the language of `translation`.

@@ -23,7 +23,7 @@ public struct RunnerOptions: Sendable {
     public var quiet = false
     /// `TERM`, `NO_COLOR`, the locale variables and the terminfo folders, by name.
     public var environment: [String: String]
-    /// The reader's language for every prompt and line (``Translation/gettext(_:)``); English by default.
+    /// The reader's language for every prompt and line (`Translation.gettext(_:)` (SignupCore)); English by default.
     public var translation: Translation = .english
 
     /// Options for the program `programName`, reading the process's environment.
@@ -149,7 +149,7 @@ public final class TerminalRunner {
     /// `check` checks a field of the wizard's `checkedFields` right after its answer (an
     /// availability lookup) and returns the errors to put on it; a person hears them at once and
     /// is asked again. `submit` returns the typed success; what it throws becomes the result:
-    /// a ``SignupCore/FieldError`` goes back on its field, a ``SignupCore/SubmissionFailure`` is
+    /// a `FieldError` (SignupCore) goes back on its field, a `SubmissionFailure` is
     /// taken as it is, anything else is "unavailable" with its description (a retry is offered).
     /// With ``TerminalGuard`` installed, Ctrl-C while either runs cancels the task they run in:
     /// a check cut short is an interrupt at its field (the discard question), a submit cut short
