@@ -42,6 +42,8 @@ public final class FormModel<Success: Sendable> {
     public var confirmsDiscard = true
 
     @ObservationIgnored private var controller: SubmissionController
+    /// Counts the changes of the form, so that a read of ``form`` is tracked.
+    private var formChanges = 0
     /// The async checks of fields, by name, and how long a value must stay before its check runs.
     @ObservationIgnored private var checks: [String: (settling: Duration, check: Check)] = [:]
     /// The check under way (or waiting for its value to settle), by field name.
@@ -101,10 +103,14 @@ public final class FormModel<Success: Sendable> {
         focusedField == key.name
     }
 
-    /// The form as it is now (what a submit would send). A snapshot that observation does not
-    /// track: a view that reads it is not told when it changes. Read the model's own properties
-    /// instead (`model[key].isValid`, `.errors`, `.text`, ``value(_:)``), which are tracked.
-    public var form: Form { controller.form }
+    /// The form as it is now (what a submit would send). A view that reads it is told of every
+    /// change to the model's form, whatever it read of it: a coarse read. Prefer the model's own
+    /// properties (`model[key].isValid`, `.errors`, `.text`, ``value(_:)``), which tell only
+    /// the views that read what changed.
+    public var form: Form {
+        _ = formChanges
+        return controller.form
+    }
 
     /// Whether leaving now should ask "Discard your changes?": only a changed form, and only when
     /// ``confirmsDiscard`` is on.
@@ -244,6 +250,7 @@ public final class FormModel<Success: Sendable> {
 
     /// Copies what changed from the controller into the observable properties, and only that.
     private func synchronize() {
+        formChanges &+= 1
         let form = controller.form
         for field in fields {
             guard let source = form[named: field.name] else { continue }

@@ -32,6 +32,14 @@ import Testing
         #expect(model[Self.age].errors.map(\.code) == ["age.outOfRange"])
     }
 
+    /// A view that reads the form itself is told when it changes: no read of the model is an
+    /// untracked snapshot that goes stale.
+    @Test func aReadOfTheWholeFormIsTracked() {
+        let model = FormModel<Int>(form: Self.form())
+        let told = notifies({ _ = model.form.isValid }, when: { model[Self.email].text = "bob@example.com" })
+        #expect(told)
+    }
+
     /// `validate()` shows every error as a submit would, without submitting, and moves the focus.
     @Test func validateShowsEveryErrorWithoutSubmitting() {
         let model = FormModel<Int>(form: Self.form())
