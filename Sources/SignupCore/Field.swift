@@ -88,7 +88,7 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     private let evaluate: @Sendable (_ value: (any Sendable)?, _ context: RuleContext, _ every: Bool) -> [RuleFailure]
 
     /// The value before any answer: "" unless an initial value was given. Not an answer.
-    public let initialValue: String
+    public internal(set) var initialValue: String
     /// The current answer as text, normalized (the initial value until answered).
     public private(set) var value: String
     /// The current answer as its type, parsed once when it was given; nil when empty or not parsing.
@@ -112,6 +112,12 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     /// errors hidden while it is empty, until a submit (a wizard at a terminal shows them once answered). `label` is its prompt's words;
     /// `reviewLabel` its name in the review, `accessibilityDescription` what plain mode (a screen
     /// reader) says instead of the prompt's words; both default to `label`.
+    ///
+    /// `messages` replace the texts of failures by code (`age.outOfRange`) or by reason
+    /// (`outOfRange`). A key that is another field's code (`agee.outOfRange`), or names a reason
+    /// neither the rules nor the type (`notAWholeNumber`) fail with, is a misspelling and stops the
+    /// program here; only a rule made from a closure (``Rule/init(checks:referencing:appliesWhenEmpty:check:)``)
+    /// does not say which reasons it has, and then any reason is taken.
     public init<Value: AnswerValue>(
         _ key: FieldKey<Value>,
         label: String? = nil,
@@ -140,6 +146,15 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
             return value
         }
         let all = Rule.allFailures(rules)
+        for code in messages.keys {
+            guard let reason = Self.reason(of: code, field: key.name) else {
+                preconditionFailure("field \(key.name) has a message for \(code), a code of another field")
+            }
+            precondition(
+                all.reasons.map { $0.contains(reason) || reason == Value.notParsed.reason } ?? true,
+                "field \(key.name) has a message for \(code), a reason none of its rules fail with"
+            )
+        }
         self.name = key.name
         self.label = label ?? key.name
         self.reviewLabel = reviewLabel
@@ -167,6 +182,23 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
         self.initialValue = initialText
         self.value = initialText
         self.typedValue = parse(initialText)
+    }
+
+    /// The reason a `messages:` key of field `field` names (`tooShort` for `password.tooShort` or
+    /// `tooShort`); nil for a code of another field.
+    static func reason(of code: String, field: String) -> String? {
+        if code.hasPrefix(field + ".") { return String(code.dropFirst(field.count + 1)) }
+        return code.contains(".") ? nil : code
+    }
+
+    /// The entries of `messages` (a table shared by several fields, such as a policy's) that a
+    /// field of `key` with `rules` can use: its own codes and the reasons it fails with.
+    static func messages<Value: AnswerValue>(_ messages: [String: String], for key: FieldKey<Value>, rules: [Rule<Value>]) -> [String: String] {
+        let reasons = Rule.allFailures(rules).reasons
+        return messages.filter { code, _ in
+            guard let reason = reason(of: code, field: key.name) else { return false }
+            return reasons.map { $0.contains(reason) || reason == Value.notParsed.reason } ?? true
+        }
     }
 
     /// Sets the current answer's text (already normalized) and the value it stands for.

@@ -15,12 +15,25 @@ public struct Form: Sendable {
     /// A form of `fields`, asked in this order. Field names must be unique, every field a rule
     /// reads or a field depends on must be one of them, and no field may depend on itself, even
     /// through others (it would be asked for ever).
+    ///
+    /// A rule may read only fields asked before its own (a confirmation reads its password): a
+    /// conversation asks fields in order, so a rule reading a later field would judge an answer
+    /// against a field not answered yet and ask it for ever. Such a form stops the program when
+    /// it is built; put the field the rule reads first.
     public init(fields: [Field]) {
         precondition(Set(fields.map(\.name)).count == fields.count, "field names must be unique")
         let names = Set(fields.map(\.name))
         for field in fields {
             for other in field.dependsOn + field.referencedFields {
                 precondition(names.contains(other), "field \(field.name) names a field this form does not have")
+            }
+        }
+        for (position, field) in fields.enumerated() {
+            for other in field.referencedFields where other != field.name {
+                precondition(
+                    fields.firstIndex { $0.name == other }! < position,
+                    "a rule of field \(field.name) reads field \(other), which is asked after it: put \(other) first"
+                )
             }
         }
         let sources = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.dependsOn) })
@@ -43,6 +56,27 @@ public struct Form: Sendable {
     /// The field named `name`, or nil when the form has none.
     subscript(named name: String) -> Field? {
         fields.first { $0.name == name }
+    }
+
+    /// The same form opened on an existing record (an edit form): each of `values` becomes its
+    /// field's initial value, normalized and parsed as an answer would be. It is on the line to
+    /// edit (Enter keeps it), counts neither as answered nor as dirty, and ``reset(_:)`` goes
+    /// back to it, so ``isDirty`` says whether anything differs from the record. A value that
+    /// could not be read (``FieldPreset/unreadable(_:_:)``) or names a field this form lacks
+    /// stops the program.
+    public func opening(on values: [FieldPreset]) -> Form {
+        var form = self
+        for preset in values {
+            guard case .line(let line) = preset.answer else {
+                preconditionFailure("an existing value of field \(preset.name) could not be read: it has no value to open on")
+            }
+            let index = index(of: preset.name)
+            let text = form.fields[index].normalize(line)
+            form.fields[index].initialValue = text
+            form.fields[index].assign(text)
+            form.fields[index].isAnswered = false
+        }
+        return form
     }
 
     /// The current value of every field, by name: what cross-field rules see.
@@ -127,11 +161,18 @@ public struct Form: Sendable {
     }
 
     /// Puts errors found outside the rules (by a submit) on their fields until those change;
-    /// an error of no field of this form (``FieldError/isFormLevel``, or a name it lacks) is kept
-    /// in ``formErrors``.
+    /// an error of the whole form (``FieldError/isFormLevel``) is kept in ``formErrors``.
+    ///
+    /// An error naming a field this form does not have is a misspelt name or a server's name
+    /// not mapped to a key: a debug build stops there (`assertionFailure`); a release build keeps
+    /// it in ``formErrors`` so that a person still sees it. Make field errors with a key
+    /// (`FieldError(Keys.email, reason: "taken", message: …)`), and map a server's names to keys
+    /// before they reach the form.
     public mutating func attach(_ errors: [FieldError]) {
         for error in errors {
             guard let index = fields.firstIndex(where: { $0.name == error.field }) else {
+                // The name is not repeated (it may be outside text); the form's own are.
+                assert(error.isFormLevel, "an error names a field this form does not have (\(error.field.count) characters); its fields: \(fields.map(\.name).joined(separator: ", "))")
                 if !formErrors.contains(error) { formErrors.append(error) }
                 continue
             }

@@ -42,6 +42,16 @@ public final class FormModel<Success: Sendable> {
     public var confirmsDiscard = true
 
     @ObservationIgnored private var controller: SubmissionController
+    /// Counts the changes of the form, so that a read of ``form`` is tracked.
+    private var formChanges = 0
+    /// The async checks of fields, by name, and how long a value must stay before its check runs.
+    @ObservationIgnored private var checks: [String: (settling: Duration, check: Check)] = [:]
+    /// The check under way (or waiting for its value to settle), by field name.
+    @ObservationIgnored private var running: [String: Task<Void, Never>] = [:]
+
+    /// An async check of a field beyond its rules (a server's "is this name free?"): given the
+    /// form, it returns the errors to put on the field.
+    public typealias Check = @MainActor (_ form: Form) async -> [FieldError]
 
     /// A model of `form`, with no field answered beyond what `form` already holds.
     public init(form: Form) {
@@ -51,17 +61,31 @@ public final class FormModel<Success: Sendable> {
         synchronize()
     }
 
-    /// The field of `key`. A key of a field the form lacks stops the program (a programming error).
-    public subscript(key: some FieldReference) -> FieldModel {
+    /// The field of `key`. A key of a field the form lacks, or of a field of another type, stops
+    /// the program (a programming error), as the form's own reads do.
+    public subscript<Key: FieldReference>(key: Key) -> FieldModel {
         guard let field = fields.first(where: { $0.name == key.name }) else {
             preconditionFailure("no field of this form has the name given; its fields: \(fields.map(\.name).joined(separator: ", "))")
         }
+        let source = controller.form[named: key.name]!
+        precondition(source.valueType == ObjectIdentifier(Key.Value.self), "field \(key.name) holds \(source.valueTypeName), not \(Key.Value.self)")
         return field
     }
 
     /// Moves the focus to the field of `key`.
     public func focus(on key: some FieldReference) {
         setFocus(self[key].name)
+    }
+
+    /// Follows a focus the UI moved itself (a tap, Tab), by the field's name as a UI's focus state
+    /// holds it (SwiftUI's `@FocusState var focused: String?`); nil takes it from every field.
+    /// With ``focusedField`` read back into the UI, the focus is synced both ways. A name the
+    /// form lacks stops the program (a programming error).
+    public func focus(onFieldNamed name: String?) {
+        if let name {
+            precondition(fields.contains { $0.name == name }, "no field of this form has the name given; its fields: \(fields.map(\.name).joined(separator: ", "))")
+        }
+        setFocus(name)
     }
 
     /// Takes the focus from every field.
@@ -79,8 +103,14 @@ public final class FormModel<Success: Sendable> {
         focusedField == key.name
     }
 
-    /// The form as it is now (what a submit would send).
-    public var form: Form { controller.form }
+    /// The form as it is now (what a submit would send). A view that reads it is told of every
+    /// change to the model's form, whatever it read of it: a coarse read. Prefer the model's own
+    /// properties (`model[key].isValid`, `.errors`, `.text`, ``value(_:)``), which tell only
+    /// the views that read what changed.
+    public var form: Form {
+        _ = formChanges
+        return controller.form
+    }
 
     /// Whether leaving now should ask "Discard your changes?": only a changed form, and only when
     /// ``confirmsDiscard`` is on.
@@ -96,6 +126,52 @@ public final class FormModel<Success: Sendable> {
     func answer(named name: String, with text: String) {
         controller.update { $0.answer(named: name, with: text) }
         synchronize()
+        scheduleCheck(of: name)
+    }
+
+    /// Checks the field of `key` with `check` after each change once its value has stayed
+    /// `settling` long and passes the field's own rules, as a terminal runner checks a wizard's
+    /// `checkedFields` right after an answer. A change before the check ends cancels it (its
+    /// result is dropped; the closure sees `Task.isCancelled`); meanwhile ``FieldModel/isChecking``
+    /// is true, for a view's spinner. Its errors go on the field until the field changes.
+    public func checking(_ key: some FieldReference, settling: Duration = .milliseconds(300), with check: @escaping Check) {
+        checks[self[key].name] = (settling, check)
+    }
+
+    /// Runs the check of the field of `key` (see ``checking(_:settling:with:)``) now, without
+    /// waiting for the value to settle, and returns when it is done; nothing when the field has
+    /// none or fails its own rules.
+    public func check(_ key: some FieldReference) async {
+        let name = self[key].name
+        running[name]?.cancel()
+        await runCheck(of: name, settling: nil)
+    }
+
+    private func scheduleCheck(of name: String) {
+        guard let settling = checks[name]?.settling, let field = fields.first(where: { $0.name == name }) else { return }
+        running[name]?.cancel()
+        // Pending from the change on, so a view shows "checking…" at once.
+        setChecking(field, controller.form.errors(named: name).isEmpty)
+        running[name] = Task { [weak self] in await self?.runCheck(of: name, settling: settling) }
+    }
+
+    private func runCheck(of name: String, settling: Duration?) async {
+        guard let check = checks[name]?.check, let field = fields.first(where: { $0.name == name }) else { return }
+        // A value that fails its own rules has nothing for the check to say.
+        guard controller.form.errors(named: name).isEmpty else { return setChecking(field, false) }
+        setChecking(field, true)
+        if let settling { try? await Task.sleep(for: settling) }
+        guard !Task.isCancelled else { return }
+        let asked = controller.form
+        let errors = await check(asked)
+        // A change meanwhile made the answer stale: the change's own check speaks for it.
+        guard !Task.isCancelled, controller.form.text(named: name) == asked.text(named: name) else { return }
+        setChecking(field, false)
+        if !errors.isEmpty { attach(errors) }
+    }
+
+    private func setChecking(_ field: FieldModel, _ checking: Bool) {
+        if field.isChecking != checking { field.isChecking = checking }
     }
 
     /// Answers the field of `key` with a typed value.
@@ -114,6 +190,38 @@ public final class FormModel<Success: Sendable> {
     /// Puts the field of `key` back to its initial value, unanswered.
     public func reset(_ key: some FieldReference) {
         controller.update { $0.reset(key) }
+        synchronize()
+    }
+
+    /// A model of `form` opened on an existing record (an edit screen): each of `values` becomes
+    /// its field's initial value, shown and kept, neither answered nor dirty, so ``isDirty`` says
+    /// whether anything differs from the record. See ``Form/opening(on:)``.
+    public convenience init(form: Form, existing values: [FieldPreset]) {
+        self.init(form: form.opening(on: values))
+    }
+
+    /// Makes every field's errors visible, as a submit does, without submitting: what a "Check"
+    /// button or leaving a page does. Returns whether every field passes; when one fails and
+    /// ``focusesFirstInvalidFieldAfterFailedSubmit`` is on, the focus moves to the first that does.
+    @discardableResult
+    public func validate() -> Bool {
+        controller.update { $0.markSubmitAttempted() }
+        synchronize()
+        if !isValid, focusesFirstInvalidFieldAfterFailedSubmit { setFocus(controller.form.firstInvalidField) }
+        return isValid
+    }
+
+    /// Puts an error found outside the rules on the field of `key` (a server's answer, remapped
+    /// from its own names to keys): shown at once, kept until the field changes, and the form is
+    /// not valid meanwhile. The code is `name.reason`.
+    public func addError(on key: some FieldReference, reason: String, message: String) {
+        attach([FieldError(key, reason: reason, message: message)])
+    }
+
+    /// Puts errors found outside the rules on their fields, and errors of the whole form in
+    /// ``formErrors``, as a submit's thrown ``FieldError``s are (see ``Form/attach(_:)``).
+    public func attach(_ errors: [FieldError]) {
+        controller.update { $0.attach(errors) }
         synchronize()
     }
 
@@ -142,10 +250,14 @@ public final class FormModel<Success: Sendable> {
 
     /// Copies what changed from the controller into the observable properties, and only that.
     private func synchronize() {
+        formChanges &+= 1
         let form = controller.form
         for field in fields {
             guard let source = form[named: field.name] else { continue }
-            field.take(value: source.value, state: form.state(named: field.name), isAnswered: source.isAnswered, isDirty: source.isDirty)
+            field.take(
+                value: source.value, state: form.state(named: field.name), errors: form.errors(named: field.name),
+                isAnswered: source.isAnswered, isDirty: source.isDirty
+            )
         }
         if isValid != form.isValid { isValid = form.isValid }
         if isDirty != form.isDirty { isDirty = form.isDirty }
@@ -173,6 +285,14 @@ public final class FieldModel: CustomStringConvertible, CustomReflectable {
     public private(set) var isAnswered = false
     /// Whether its value differs from its initial value.
     public private(set) var isDirty = false
+    /// Every error of its current value, visible or not (its rules, then errors put on it from
+    /// outside): what a view that shows "this field passes" reads, tracked like every property.
+    public private(set) var errors: [FieldError] = []
+    /// Whether its current value passes every rule, whether or not its errors are visible yet.
+    public var isValid: Bool { errors.isEmpty }
+    /// Whether its async check (``FormModel/checking(_:settling:with:)``) is waiting or running for
+    /// the current value: a view's "checking…".
+    public internal(set) var isChecking = false
     private var storedText = ""
 
     @ObservationIgnored fileprivate weak var owner: AnyFormModel?
@@ -195,8 +315,9 @@ public final class FieldModel: CustomStringConvertible, CustomReflectable {
         if case .invalid(let errors) = state { errors } else { [] }
     }
 
-    fileprivate func take(value: String, state: FieldState, isAnswered: Bool, isDirty: Bool) {
+    fileprivate func take(value: String, state: FieldState, errors: [FieldError], isAnswered: Bool, isDirty: Bool) {
         if storedText != value { storedText = value }
+        if self.errors != errors { self.errors = errors }
         if self.state != state { self.state = state }
         if self.isAnswered != isAnswered { self.isAnswered = isAnswered }
         if self.isDirty != isDirty { self.isDirty = isDirty }

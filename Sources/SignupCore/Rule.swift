@@ -18,6 +18,12 @@ public struct FieldError: Sendable, Equatable, Hashable, Codable {
         self.message = message
     }
 
+    /// An error of the field of `key` with the code `name.reason` (`email.taken`): the key's name
+    /// cannot be misspelt, as a string's can.
+    public init(_ key: some FieldReference, reason: String, message: String) {
+        self.init(field: key.name, code: "\(key.name).\(reason)", message: message)
+    }
+
     /// An error of the whole form, not of one field (a submit refused for a reason of its own).
     public static func form(code: String, message: String) -> FieldError {
         FieldError(field: "", code: code, message: message)
@@ -142,9 +148,12 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
     public let appliesWhenEmpty: Bool
     /// Its rank in ``byPriority(_:)``: higher first. 0 unless set with ``priority(_:)``.
     public let priority: Int
+    /// Every reason it can fail with, or nil when that is not known (a rule made from a closure
+    /// with ``init(checks:referencing:appliesWhenEmpty:check:)``): what a field's `messages:` may name.
+    let reasons: Set<String>?
 
     init(
-        checks: [RuleCheck], referencedFields: [String], appliesWhenEmpty: Bool, priority: Int = 0,
+        checks: [RuleCheck], referencedFields: [String], appliesWhenEmpty: Bool, priority: Int = 0, reasons: Set<String>?,
         body: @escaping @Sendable (Value?, RuleContext) -> [RuleFailure],
         every: (@Sendable (Value?, RuleContext) -> [RuleFailure])? = nil
     ) {
@@ -152,6 +161,7 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
         self.referencedFields = referencedFields
         self.appliesWhenEmpty = appliesWhenEmpty
         self.priority = priority
+        self.reasons = reasons
         self.body = body
         self.every = every ?? body
     }
@@ -165,7 +175,7 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
         appliesWhenEmpty: Bool = false,
         check: @escaping @Sendable (_ value: Value, _ context: RuleContext) -> [RuleFailure]
     ) {
-        self.init(checks: checks, referencedFields: referencing.map(\.name), appliesWhenEmpty: appliesWhenEmpty) { value, context in
+        self.init(checks: checks, referencedFields: referencing.map(\.name), appliesWhenEmpty: appliesWhenEmpty, reasons: nil) { value, context in
             value.map { check($0, context) } ?? []
         }
     }
@@ -194,33 +204,39 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
         referencing: [any FieldReference] = [],
         where predicate: @escaping @Sendable (_ value: Value, _ context: RuleContext) -> Bool
     ) -> Rule {
-        Rule(checks: label.map { [RuleCheck(reason: reason, label: $0)] } ?? [], referencing: referencing) { value, context in
-            predicate(value, context) ? [] : [RuleFailure(reason: reason, message: message)]
+        Rule(
+            checks: label.map { [RuleCheck(reason: reason, label: $0)] } ?? [], referencedFields: referencing.map(\.name),
+            appliesWhenEmpty: false, reasons: [reason]
+        ) { value, context in
+            guard let value else { return [] }
+            return predicate(value, context) ? [] : [RuleFailure(reason: reason, message: message)]
         }
     }
 
     /// Fails with `required` when the value is empty (an empty text or collection, or no value).
     public static func required(message: String = Translation.english("This field is required")) -> Rule {
-        Rule(checks: [], referencedFields: [], appliesWhenEmpty: true) { value, _ in
+        Rule(checks: [], referencedFields: [], appliesWhenEmpty: true, reasons: ["required"]) { value, _ in
             isEmptyValue(value) ? [RuleFailure(reason: "required", message: message)] : []
         }
     }
 
     /// The same rule, checking an empty value too when `applies` (see ``appliesWhenEmpty``).
     public func applyingWhenEmpty(_ applies: Bool = true) -> Rule {
-        Rule(checks: checks, referencedFields: referencedFields, appliesWhenEmpty: applies, priority: priority, body: body, every: every)
+        Rule(checks: checks, referencedFields: referencedFields, appliesWhenEmpty: applies, priority: priority, reasons: reasons, body: body, every: every)
     }
 
     /// The same rule ranked `level` in ``byPriority(_:)`` (higher first).
     public func priority(_ level: Int) -> Rule {
-        Rule(checks: checks, referencedFields: referencedFields, appliesWhenEmpty: appliesWhenEmpty, priority: level, body: body, every: every)
+        Rule(checks: checks, referencedFields: referencedFields, appliesWhenEmpty: appliesWhenEmpty, priority: level, reasons: reasons, body: body, every: every)
     }
 
-    /// The same rule with `text` as the message of every failure it reports.
+    /// The same rule with `text` as the message of every failure it reports. An empty `text` says
+    /// nothing at a terminal (no bare `✗` line; the field is still asked again), and a script's
+    /// error line gives the code instead.
     public func message(_ text: String) -> Rule {
         let (body, every) = (self.body, self.every)
         return Rule(
-            checks: checks, referencedFields: referencedFields, appliesWhenEmpty: appliesWhenEmpty, priority: priority,
+            checks: checks, referencedFields: referencedFields, appliesWhenEmpty: appliesWhenEmpty, priority: priority, reasons: reasons,
             body: { body($0, $1).map { RuleFailure(reason: $0.reason, message: text) } },
             every: { every($0, $1).map { RuleFailure(reason: $0.reason, message: text) } }
         )
@@ -230,7 +246,7 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
     public func label(_ text: String) -> Rule {
         Rule(
             checks: checks.map { RuleCheck(reason: $0.reason, label: text) }, referencedFields: referencedFields,
-            appliesWhenEmpty: appliesWhenEmpty, priority: priority, body: body, every: every
+            appliesWhenEmpty: appliesWhenEmpty, priority: priority, reasons: reasons, body: body, every: every
         )
     }
 
@@ -265,7 +281,7 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
     private static func composed(_ rules: [Rule], body: @escaping @Sendable (Value?, RuleContext) -> [RuleFailure]) -> Rule {
         Rule(
             checks: rules.flatMap(\.checks), referencedFields: rules.flatMap(\.referencedFields), appliesWhenEmpty: true,
-            body: body, every: { value, context in rules.flatMap { $0.evaluateEvery(value, in: context) } }
+            reasons: rules.contains { $0.reasons == nil } ? nil : Set(rules.flatMap { $0.reasons ?? [] }), body: body, every: { value, context in rules.flatMap { $0.evaluateEvery(value, in: context) } }
         )
     }
 

@@ -12,8 +12,11 @@ extension Rule where Value == String {
         tooLongMessage: String = Translation.english("Use an email address of at most 254 bytes"),
         domainMessage: String = Translation.english("The part after @ is not a valid domain name")
     ) -> Rule {
-        Rule(checks: [RuleCheck(reason: "invalid", label: Translation.english("a valid email address"))]) { value, _ in
-            guard !value.isEmpty else { return [] }
+        Rule(
+            checks: [RuleCheck(reason: "invalid", label: Translation.english("a valid email address"))], referencedFields: [],
+            appliesWhenEmpty: false, reasons: ["invalid", "tooLong"]
+        ) { value, _ in
+            guard let value, !value.isEmpty else { return [] }
             switch EmailSyntax.check(value) {
             case .valid:
                 guard let at = value.lastIndex(of: "@") else { return [] }

@@ -43,8 +43,9 @@ extension Rule where Value == String {
     }
 
     /// Fails with `containsEmail` when the local part (3 or more characters) of the email in
-    /// field `emailField` appears in the password, ignoring case.
-    public static func notContainingEmail(field emailField: FieldKey<String> = SignupForm.email, message: String = Translation.english("Do not use your email address in your password")) -> Rule {
+    /// field `emailField` appears in the password, ignoring case. The field is the caller's to
+    /// name: no key is assumed (signup's own is `SignupForm.email`).
+    public static func notContainingEmail(field emailField: FieldKey<String>, message: String = Translation.english("Do not use your email address in your password")) -> Rule {
         custom("containsEmail", message: message, label: Translation.english("not your email's name"), referencing: [emailField]) { value, context in
             let local = emailLocalPart(context[emailField] ?? "").lowercased()
             return local.count < 3 || !value.lowercased().includes(local)

@@ -68,37 +68,47 @@ extension Rule where Value == String {
 }
 
 /// Rules for any collection: a list chosen in a UI, or a text counted in characters.
+///
+/// On a text the messages and labels speak of characters (`Use more than 3 characters`), on
+/// any other collection of choices (`Choose more than 3`).
 extension Rule where Value: Collection {
     /// Fails with `tooFew` when the value has fewer than `count` elements (`count` itself passes).
     public static func count(atLeast count: Int, message: String? = nil) -> Rule {
-        custom(
-            "tooFew", message: message ?? Translation.english("Choose at least {count}", ["count": String(count)]),
-            label: Translation.english("at least {count}", ["count": String(count)])
-        ) { value, _ in value.count >= count }
+        let n = ["count": String(count)]
+        return isText
+            ? counting("tooFew", message ?? Translation.english("Use at least {count} characters", n), Translation.english("at least {count} characters", n)) { $0 >= count }
+            : counting("tooFew", message ?? Translation.english("Choose at least {count}", n), Translation.english("at least {count}", n)) { $0 >= count }
     }
 
     /// Fails with `tooFew` unless the value has more than `count` elements (`count` itself fails).
     public static func count(moreThan count: Int, message: String? = nil) -> Rule {
-        custom(
-            "tooFew", message: message ?? Translation.english("Choose more than {count}", ["count": String(count)]),
-            label: Translation.english("more than {count}", ["count": String(count)])
-        ) { value, _ in value.count > count }
+        let n = ["count": String(count)]
+        return isText
+            ? counting("tooFew", message ?? Translation.english("Use more than {count} characters", n), Translation.english("more than {count} characters", n)) { $0 > count }
+            : counting("tooFew", message ?? Translation.english("Choose more than {count}", n), Translation.english("more than {count}", n)) { $0 > count }
     }
 
     /// Fails with `tooMany` when the value has more than `count` elements (`count` itself passes).
     public static func count(atMost count: Int, message: String? = nil) -> Rule {
-        custom(
-            "tooMany", message: message ?? Translation.english("Choose at most {count}", ["count": String(count)]),
-            label: Translation.english("at most {count}", ["count": String(count)])
-        ) { value, _ in value.count <= count }
+        let n = ["count": String(count)]
+        return isText
+            ? counting("tooMany", message ?? Translation.english("Use at most {count} characters", n), Translation.english("at most {count} characters", n)) { $0 <= count }
+            : counting("tooMany", message ?? Translation.english("Choose at most {count}", n), Translation.english("at most {count}", n)) { $0 <= count }
     }
 
     /// Fails with `tooMany` unless the value has fewer than `count` elements (`count` itself fails).
     public static func count(fewerThan count: Int, message: String? = nil) -> Rule {
-        custom(
-            "tooMany", message: message ?? Translation.english("Choose fewer than {count}", ["count": String(count)]),
-            label: Translation.english("fewer than {count}", ["count": String(count)])
-        ) { value, _ in value.count < count }
+        let n = ["count": String(count)]
+        return isText
+            ? counting("tooMany", message ?? Translation.english("Use fewer than {count} characters", n), Translation.english("fewer than {count} characters", n)) { $0 < count }
+            : counting("tooMany", message ?? Translation.english("Choose fewer than {count}", n), Translation.english("fewer than {count}", n)) { $0 < count }
+    }
+
+    /// Whether the value is a text: its count is of characters, and its texts say so.
+    private static var isText: Bool { Value.self == String.self }
+
+    private static func counting(_ reason: String, _ message: String, _ label: String, passes: @escaping @Sendable (Int) -> Bool) -> Rule {
+        custom(reason, message: message, label: label) { value, _ in passes(value.count) }
     }
 }
 

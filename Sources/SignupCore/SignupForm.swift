@@ -16,23 +16,26 @@ public enum SignupForm {
     /// field's hint says the policy's requirements before it is first asked.
     public static func make(policy: PasswordPolicy = .standard, strength estimator: StrengthEstimator) -> Form {
         let passwordRules = policy.rules(strength: estimator, emailField: email)
+        let emailRules: [Rule<String>] = [
+            .required(message: Translation.english("Enter your email address")), .email(),
+            .noInvisibleCharacters(message: Translation.english("Remove an invisible character: it would make this address look like another one")),
+            .oneLookalikeScriptPerPart(), .noStackedMarks(),
+            // Fullwidth and mathematical letters (`ａdmin`, `𝐚𝐝𝐦𝐢𝐧`) look like the plain ones.
+            .noCompatibilityCharacters(message: Translation.english("Use plain letters: a fullwidth or styled letter makes this address look like another one")),
+        ]
+        let confirmRules: [Rule<String>] = [.required(message: Translation.english("Enter the password again")), .equals(password)]
+        // A policy's messages are one table for the three fields: each takes what it can use.
         return Form(fields: [
             Field(
                 email, label: Translation.english("Email"),
-                rules: [
-                    .required(message: Translation.english("Enter your email address")), .email(),
-                    .noInvisibleCharacters(message: Translation.english("Remove an invisible character: it would make this address look like another one")),
-                    .oneLookalikeScriptPerPart(), .noStackedMarks(),
-                    // Fullwidth and mathematical letters (`ａdmin`, `𝐚𝐝𝐦𝐢𝐧`) look like the plain ones.
-                    .noCompatibilityCharacters(message: Translation.english("Use plain letters: a fullwidth or styled letter makes this address look like another one")),
-                ],
-                messages: policy.messages,
+                rules: emailRules,
+                messages: Field.messages(policy.messages, for: email, rules: emailRules),
                 normalize: normalizeEmail
             ),
             Field(
                 password, label: Translation.english("Password"),
                 rules: passwordRules,
-                isSecret: true, messages: policy.messages,
+                isSecret: true, messages: Field.messages(policy.messages, for: password, rules: passwordRules),
                 hint: Translation.english(
                     "Password requirements: {requirements}",
                     translated: ["requirements": Rule.requirements(of: passwordRules, leavingOut: unhinted)]
@@ -41,8 +44,8 @@ public enum SignupForm {
             ),
             Field(
                 confirm, label: Translation.english("Confirm password"),
-                rules: [.required(message: Translation.english("Enter the password again")), .equals(password)],
-                isSecret: true, dependsOn: [password], messages: policy.messages,
+                rules: confirmRules,
+                isSecret: true, dependsOn: [password], messages: Field.messages(policy.messages, for: confirm, rules: confirmRules),
                 normalize: normalizePassword
             ),
         ])

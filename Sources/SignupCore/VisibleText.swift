@@ -12,7 +12,7 @@ public enum VisibleText {
 
     /// `text` as ``of(_:)`` shows it, and every character that draws nothing by itself as
     /// `<U+XXXX>` too: default-ignorable code points and format characters (a zero-width space,
-    /// a soft hyphen, U+FEFF, variation selectors, tag characters; ``Unicode/Scalar/isInvisible``).
+    /// a soft hyphen, U+FEFF, variation selectors, tag characters; `Unicode.Scalar.isInvisible`).
     ///
     /// For a listing of stored values (`signup list`), where two that look alike must be told
     /// apart: `"ad\u{200B}min@example.com"` becomes `"ad<U+200B>min@example.com"`. An emoji's

@@ -41,6 +41,9 @@ public struct Wizard<Success: Sendable>: Sendable {
     private var step = Step.notStarted
     private var reviewExplained = false
     private var hinted: Set<String> = []
+    /// What the last prompt put on the line to edit: a question asked again after a declined
+    /// discard is asked as it was (Enter on an edit form's field keeps its value).
+    private var askedInitial = ""
 
     /// A wizard over `form`. `presets` answer fields before the conversation starts (from
     /// command-line options, a file), in the form's order; a field may have one.
@@ -115,7 +118,7 @@ public struct Wizard<Success: Sendable>: Sendable {
         case (_, .submitted), (_, .checked):
             return []
         case (.discarding(let question), .answer(let text)):
-            return isYes(text, default: false) ? finish(.cancelled) : [ask(question)]
+            return isYes(text, default: false) ? finish(.cancelled) : [ask(question, initial: askedInitial)]
         case (.discarding, .unreadable):
             return [.ask(prompt(for: .discard))]
         case (.discarding, .interrupt), (.discarding, .endOfInput):
@@ -187,9 +190,11 @@ public struct Wizard<Success: Sendable>: Sendable {
             hinted.insert(name)
             effects.append(.hint(hint))
         }
-        // Only an answer (or a submit) has reasons to give: a field the wizard emptied itself, or
-        // one never answered, is asked without errors even when its mode shows them `.always`.
-        let hasReasons = field.isAnswered || form.submitAttempted
+        // An answer (or a submit) has reasons to give, and a field that shows its errors `.always`
+        // has them at once, before its first prompt, for the value it holds (an initial value, a
+        // preset). An empty field no one answered is not told it is empty, whatever its mode: a
+        // new form's first prompt, or a field the wizard emptied itself.
+        let hasReasons = field.isAnswered || form.submitAttempted || (field.mode == .always && !field.value.isEmpty)
         if mode == .interactive && !reasonsShown && hasReasons && !errors.isEmpty { effects.append(.errors(errors)) }
         let start = field.promptStyle != .line ? "" : initial ?? (field.isSecret || field.isAnswered ? "" : field.initialValue)
         return effects + [ask(.field(name), initial: start)]
@@ -331,6 +336,7 @@ public struct Wizard<Success: Sendable>: Sendable {
 
     private mutating func ask(_ question: Question, initial: String = "") -> WizardEffect<Success> {
         step = .asking(question)
+        askedInitial = initial
         var prompt = prompt(for: question)
         prompt.initial = initial
         return .ask(prompt)

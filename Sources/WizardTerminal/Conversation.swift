@@ -37,7 +37,7 @@ public struct Conversation {
     public var quiet: Bool
     /// Where the text goes: a descriptor, or the terminal session so it stays in order with libedit.
     public var output: (String) -> Void
-    /// The reader's language for every text shown (English unless set; ``Translation/gettext(_:)``).
+    /// The reader's language for every text shown (English unless set; `Translation.gettext(_:)` (SignupCore)).
     public var translation: Translation
 
     /// A conversation written to descriptor `fd`, in the language of `translation`.
@@ -90,7 +90,8 @@ public struct Conversation {
         case .hint(let text):
             say(VisibleText.of(translation(text)))
         case .errors(let errors):
-            for error in errors { output(errorLine(error.message, indent: "  ") + "\n") }
+            // A rule with an empty message says nothing: no bare `✗` line.
+            for error in errors where !error.message.isEmpty { output(errorLine(error.message, indent: "  ") + "\n") }
         case .note(.strength(let level)):
             say("  " + translation(Translation.english("Strength: {level}", translated: ["level": level.label])))
         case .note(.text(let text)):
@@ -129,9 +130,11 @@ public struct Conversation {
     }
 
     /// `field: message`, or the message alone for an error of the whole form: the message in the
-    /// reader's language, the field's name as it is (scripts read `error: password: `).
+    /// reader's language, the field's name as it is (scripts read `error: password: `). An empty
+    /// message is the code alone (`error: name.reserved`): a script's line always says what failed.
     func line(_ error: FieldError) -> String {
-        error.isFormLevel ? translation(error.message) : "\(error.field): \(translation(error.message))"
+        if error.message.isEmpty { return error.code }
+        return error.isFormLevel ? translation(error.message) : "\(error.field): \(translation(error.message))"
     }
 
     /// `✓ label` / `✗ label` in colour, or `[x] label` / `[ ] label` in ASCII.

@@ -15,13 +15,15 @@ public struct RunnerOptions: Sendable {
     public var controllingTerminal = false
     /// A person (true), a script (false), or nil: a person when `input` and `output` are terminals.
     public var interactive: Bool?
-    /// ASCII only, no colour, no escape sequence at all (`--plain`).
+    /// ASCII only, no colour, no escape sequence at all, and each field's accessibility
+    /// description instead of its label (`--plain`). A person at a dumb terminal gets the same; a
+    /// pipe or a locale that is not UTF-8 gets ASCII, but the labels.
     public var plain = false
     /// Only errors and the lines questions need (`--quiet`).
     public var quiet = false
     /// `TERM`, `NO_COLOR`, the locale variables and the terminfo folders, by name.
     public var environment: [String: String]
-    /// The reader's language for every prompt and line (``Translation/gettext(_:)``); English by default.
+    /// The reader's language for every prompt and line (`Translation.gettext(_:)` (SignupCore)); English by default.
     public var translation: Translation = .english
 
     /// Options for the program `programName`, reading the process's environment.
@@ -68,6 +70,9 @@ public final class TerminalRunner {
     private let session: TerminalSession?
     /// Whether this runner installed the signal guard (then ``close()`` removes it).
     private let installedGuard: Bool
+    /// Plain mode, for a screen reader: `--plain` (``RunnerOptions/plain``), or a person at a
+    /// dumb terminal. A pipe or a locale that is not UTF-8 is ASCII, but not plain mode.
+    private let speaksPlainly: Bool
 
     /// Opens the conversation `options` describe: a line-editing session when a person answers.
     /// Throws when that session cannot start (no terminal, libedit failing): never a silent end of input.
@@ -81,6 +86,7 @@ public final class TerminalRunner {
         if installedGuard { TerminalGuard.install() }
         self.options = options
         mode = interactive ? .interactive : .script
+        speaksPlainly = options.plain || (interactive && !TerminalCapabilities.knowsTerminal(environment: options.environment))
         let style = WizardStyle.detect(interactive: interactive, plain: options.plain, environment: options.environment)
         var conversation = Conversation(style: style, quiet: options.quiet, fd: options.output, translation: options.translation)
         if interactive {
@@ -143,7 +149,7 @@ public final class TerminalRunner {
     /// `check` checks a field of the wizard's `checkedFields` right after its answer (an
     /// availability lookup) and returns the errors to put on it; a person hears them at once and
     /// is asked again. `submit` returns the typed success; what it throws becomes the result:
-    /// a ``SignupCore/FieldError`` goes back on its field, a ``SignupCore/SubmissionFailure`` is
+    /// a `FieldError` (SignupCore) goes back on its field, a `SubmissionFailure` is
     /// taken as it is, anything else is "unavailable" with its description (a retry is offered).
     /// With ``TerminalGuard`` installed, Ctrl-C while either runs cancels the task they run in:
     /// a check cut short is an interrupt at its field (the discard question), a submit cut short
@@ -249,7 +255,7 @@ public final class TerminalRunner {
         switch effect {
         case .ask(var prompt):
             // Plain mode (a screen reader, --plain, TERM=dumb) says a field's accessibility description.
-            if !conversation.style.unicode, let spoken = prompt.spoken { prompt.text = spoken }
+            if speaksPlainly, let spoken = prompt.spoken { prompt.text = spoken }
             // A question's letters are the translation's (`[J/n/ä]`); the wizard reads the English ones.
             let keys = prompt.isKeyed ? AnswerKeys(english: prompt.text, shown: conversation.translation(prompt.text)) : nil
             prompt.text = keys?.shown ?? conversation.translation(prompt.text)

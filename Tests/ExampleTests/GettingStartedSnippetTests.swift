@@ -66,10 +66,11 @@ func snippetModuleFlags() -> [String] {
 
     @Test func theJoinSnippetCompilesAsIs() throws {
         let blocks = try Self.blocks(of: "Sources/WizardTerminal/WizardTerminal.docc/GettingStarted.md")
-        try #require(blocks.count == 4, "the article's blocks: the form, its main.swift, Directory and join, their main.swift")
+        try #require(blocks.count == 5, "the article's blocks: the form, its main.swift, Directory and join, their main.swift, a wizard in main.swift")
         // The last main.swift names a `form`: the first block's fields make one.
-        let main = "import SignupCore\nimport WizardTerminal\n"
-            + "let form = Form(fields: [Field(JoinKeys.username, label: \"Username\", rules: [.required()])])\n" + blocks[3]
+        let header = "import SignupCore\nimport WizardTerminal\n"
+            + "let form = Form(fields: [Field(JoinKeys.username, label: \"Username\", rules: [.required()])])\n"
+        let main = header + blocks[3] + "\n" + blocks[4]
         let good = try Self.compile([("Join.swift", blocks[0] + "\n" + blocks[2]), ("main.swift", main)])
         #expect(good.passed, "\(good.said)")
         // The check has teeth: the same code with a plain class is refused, as a newcomer saw.
@@ -77,6 +78,22 @@ func snippetModuleFlags() -> [String] {
         try #require(plain != blocks[2])
         let refused = try Self.compile([("Join.swift", blocks[0] + "\n" + plain), ("main.swift", main)])
         #expect(!refused.passed && refused.said.contains("risks causing data races"), "\(refused.said)")
+        // The wizard of the last block is local to its `do { }`: as a top-level variable of
+        // main.swift it is refused, as the article says.
+        let lines = blocks[4].components(separatedBy: "\n")
+        try #require(lines.first == "do {" && lines.last == "}")
+        let global = header + lines.dropFirst().dropLast().joined(separator: "\n")
+        let topLevel = try Self.compile([("Join.swift", blocks[0] + "\n" + blocks[2]), ("main.swift", global)])
+        #expect(!topLevel.passed && topLevel.said.contains("cannot be passed 'inout' to 'async' function call"), "\(topLevel.said)")
+    }
+
+    /// The model article's code for Linux (every block but the first, which is SwiftUI's)
+    /// compiles as one program in Swift 6 mode.
+    @Test func theModelArticlesCodeCompilesAsIs() throws {
+        let blocks = try Self.blocks(of: "Sources/SignupCore/SignupCore.docc/BindingAUserInterface.md")
+        try #require(blocks.count == 2 && blocks[0].contains("import SwiftUI"), "a SwiftUI view, then the model's code")
+        let compiled = try Self.compile([("Profile.swift", blocks[1])])
+        #expect(compiled.passed, "\(compiled.said)")
     }
 
     /// The README's library example is a program that compiles as shown, and its misspelt key does not.

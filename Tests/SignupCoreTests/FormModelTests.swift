@@ -15,14 +15,6 @@ import Testing
         ])
     }
 
-    /// Whether running `change` notifies whoever ran `read`.
-    func notifies(_ read: @escaping @MainActor () -> Void, when change: () -> Void) -> Bool {
-        nonisolated(unsafe) var fired = false
-        withObservationTracking { read() } onChange: { fired = true }
-        change()
-        return fired
-    }
-
     @Test func errorsAreDeferredUntilAFieldIsAnswered() {
         let model = FormModel<Int>(form: Self.signUp())
         #expect(model[K.email].state == .idle && model[K.email].visibleErrors.isEmpty)

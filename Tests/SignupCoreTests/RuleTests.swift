@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func containsEmailNeedsThreeCharactersAndIgnoresCase() {
-        let rule = Rule.notContainingEmail()
+        let rule = Rule.notContainingEmail(field: K.email)
         #expect(reasons(rule, "xxALICExx", RuleContext(values: ["email": "alice@example.com"])) == ["containsEmail"])
         #expect(reasons(rule, "xxalxx", RuleContext(values: ["email": "al@example.com"])) == [])
     }
@@ -85,8 +85,8 @@ import Testing
     // Foundation's String.contains trapped on these and said "\0" contains "\0\0".
     @Test func containsEmailAndBlockedWordsHandleNulWithoutTrapping() {
         let email = RuleContext(values: ["email": "\0\0\0\0"])
-        #expect(reasons(.notContainingEmail(), "\0\0\088\u{FFFD}\0", email) == [])
-        #expect(reasons(.notContainingEmail(), "x\0", RuleContext(values: ["email": "\0\0\0@example.com"])) == [])
+        #expect(reasons(.notContainingEmail(field: K.email), "\0\0\088\u{FFFD}\0", email) == [])
+        #expect(reasons(.notContainingEmail(field: K.email), "x\0", RuleContext(values: ["email": "\0\0\0@example.com"])) == [])
         #expect(reasons(.notContaining(words: ["\0\0"]), "a\0") == [])
         #expect(reasons(.notContaining(words: ["\0\0"]), "a\0\0") == ["blockedWord"])
     }

@@ -1,3 +1,4 @@
+import Observation
 import SignupCore
 
 /// A stand-in for zxcvbn: strength grows with length, "password" and "letmein" are common,
@@ -51,4 +52,12 @@ enum K {
     static let token = FieldKey<String>("token")
     static let username = FieldKey<String>("username")
     static let x = FieldKey<String>("x")
+}
+
+/// Whether running `change` notifies whoever ran `read`, as SwiftUI is told through `withObservationTracking`.
+@MainActor func notifies(_ read: @escaping @MainActor () -> Void, when change: () -> Void) -> Bool {
+    nonisolated(unsafe) var fired = false
+    withObservationTracking { read() } onChange: { fired = true }
+    change()
+    return fired
 }

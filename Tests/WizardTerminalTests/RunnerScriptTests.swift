@@ -10,7 +10,9 @@ let nameKey = FieldKey<String>("name")
 /// `TerminalRunner` over a script's lines, in this process: answers on one pipe, the conversation on another.
 @Suite struct RunnerScriptTests {
     /// Runs `form` in script mode with `input` as the script; returns the conversation and the outcome.
-    func run(_ form: Form, _ input: String, translation: Translation = .english) throws -> (conversation: String, outcome: WizardOutcome<String>) {
+    func run(
+        _ form: Form, _ input: String, translation: Translation = .english, options configure: (inout RunnerOptions) -> Void = { _ in }
+    ) throws -> (conversation: String, outcome: WizardOutcome<String>) {
         var answers: [Int32] = [0, 0], talk: [Int32] = [0, 0]
         try #require(pipe(&answers) == 0 && pipe(&talk) == 0)
         defer { [answers[0], talk[0]].forEach { close($0) } }
@@ -20,6 +22,7 @@ let nameKey = FieldKey<String>("name")
         options.input = answers[0]
         options.output = talk[1]
         options.translation = translation
+        configure(&options)
         let runner = try TerminalRunner(options)
         var wizard = Wizard<String>(form: form, mode: runner.mode)
         let outcome = runner.run(&wizard) { form in .succeeded(form.text(nameKey)) }
@@ -107,6 +110,30 @@ let nameKey = FieldKey<String>("name")
                 #expect(keys.englishAnswer(for: "j") == "y" && keys.englishAnswer(for: "ä") == "e" && keys.englishAnswer(for: "n") == "n")
             }
         }
+    }
+
+    /// A field's accessibility description replaces its prompt's words in plain mode only
+    /// (`--plain`), not in every pipe or locale that is not UTF-8.
+    @Test func theAccessibilityDescriptionIsSaidOnlyInPlainMode() throws {
+        let form = Form(fields: [Field(nameKey, label: "Name", accessibilityDescription: "Your full name")])
+        let piped = try run(form, "bob\n", options: { $0.environment["LANG"] = "C" })
+        #expect(piped.conversation == "Name: bob\n")
+        let plain = try run(form, "bob\n", options: { $0.plain = true })
+        #expect(plain.conversation == "Your full name: bob\n")
+    }
+
+    /// A rule whose message is empty says nothing: no bare `✗` line at a terminal; a script's
+    /// error line names the code instead.
+    @Test func anEmptyMessageIsNoBareErrorLine() {
+        let silent = FieldError(field: "name", code: "name.reserved", message: "")
+        var conversation = Conversation(style: WizardStyle(unicode: true, color: false), quiet: false)
+        var said = ""
+        conversation.output = { said += $0 }
+        conversation.show(WizardEffect<String>.errors([silent, FieldError(field: "name", code: "name.tooShort", message: "Too short")]))
+        #expect(said == "  ✗ Too short\n")
+        said = ""
+        conversation.showErrors(of: WizardOutcome<String>.invalid([silent]))
+        #expect(said == "✗ name.reserved\n")
     }
 
     @Test func aScriptHearsItsErrorsAtTheEndInOneLineEach() throws {
