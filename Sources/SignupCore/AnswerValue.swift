@@ -26,6 +26,18 @@ public enum PromptStyle: Sendable, Equatable {
     case yesNo
     /// `Label (a, b, c) [a]: `: one of these, by name or number; Enter takes the default.
     case choice([String])
+    /// `Label (a, b, c; separated by commas): ` or `Label (separated by commas): `: a line of
+    /// elements separated by commas, each one of these choices (by name or number) when there
+    /// are any; an initial value is put on the line to edit, as for ``line``.
+    case list([String])
+
+    /// Whether it is asked on a line to edit, where an initial value is put (a line or a list).
+    var editsLine: Bool {
+        switch self {
+        case .line, .list: true
+        case .yesNo, .choice: false
+        }
+    }
 }
 
 extension AnswerValue {

@@ -105,6 +105,11 @@ public struct Form: Sendable {
         fields[index(of: key)].typedValue as? Value
     }
 
+    /// The current value of the optional field of `key`: nil when it is empty or not parsing.
+    public func value<Wrapped: AnswerValue>(_ key: FieldKey<Wrapped?>) -> Wrapped? {
+        fields[index(of: key)].typedValue as? Wrapped
+    }
+
     /// Answers the field of `key` with a typed `value` (a UI's control), as if its text were typed.
     public mutating func answer<Value: AnswerValue>(_ key: FieldKey<Value>, with value: Value) {
         answer(named: fields[index(of: key)].name, with: value.answerText)

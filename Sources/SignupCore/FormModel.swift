@@ -187,6 +187,12 @@ public final class FormModel<Success: Sendable> {
         return controller.form.value(key)
     }
 
+    /// The value of the optional field of `key`; nil when it is empty or not parsing.
+    public func value<Wrapped: AnswerValue>(_ key: FieldKey<Wrapped?>) -> Wrapped? {
+        _ = self[key].text
+        return controller.form.value(key)
+    }
+
     /// Puts the field of `key` back to its initial value, unanswered.
     public func reset(_ key: some FieldReference) {
         controller.update { $0.reset(key) }

@@ -111,9 +111,10 @@ public struct RuleContext: Sendable, CustomStringConvertible, CustomDebugStringC
 }
 
 /// Whether `value` is empty: absent (an empty answer of a type that has no empty value, such as
-/// a number), or an empty text or collection.
+/// a number), nil (an optional's), or an empty text or collection.
 func isEmptyValue<Value>(_ value: Value?) -> Bool {
     guard let value else { return true }
+    if let optional = value as? any OptionalValue { return isEmptyValue(optional.wrappedValue) }
     return (value as? any Collection)?.isEmpty ?? false
 }
 

@@ -133,7 +133,7 @@ public struct Wizard<Success: Sendable>: Sendable {
             // yes/no or a choice takes its default (the current answer, else the initial value).
             let field = form[named: name]!
             let answer: String
-            if text.isEmpty && field.promptStyle != .line {
+            if text.isEmpty && !field.promptStyle.editsLine {
                 answer = field.isAnswered ? field.value : field.initialValue
             } else if text.isEmpty && (mode == .script || field.isSecret) && !field.isAnswered {
                 answer = field.initialValue
@@ -196,7 +196,7 @@ public struct Wizard<Success: Sendable>: Sendable {
         // new form's first prompt, or a field the wizard emptied itself.
         let hasReasons = field.isAnswered || form.submitAttempted || (field.mode == .always && !field.value.isEmpty)
         if mode == .interactive && !reasonsShown && hasReasons && !errors.isEmpty { effects.append(.errors(errors)) }
-        let start = field.promptStyle != .line ? "" : initial ?? (field.isSecret || field.isAnswered ? "" : field.initialValue)
+        let start = !field.promptStyle.editsLine ? "" : initial ?? (field.isSecret || field.isAnswered ? "" : field.initialValue)
         return effects + [ask(.field(name), initial: start)]
     }
 
@@ -361,8 +361,9 @@ public struct Wizard<Success: Sendable>: Sendable {
         }
     }
 
-    /// `Label: `, `Label [y/N]: ` or `Label (a, b, c) [a]: `: a yes/no or a choice shows its
-    /// default (the current answer, else the initial value), which Enter takes.
+    /// `Label: `, `Label [y/N]: `, `Label (a, b, c) [a]: ` or `Label (separated by commas): `: a
+    /// yes/no or a choice shows its default (the current answer, else the initial value), which
+    /// Enter takes; a list says how its elements are separated, and names their choices.
     private func promptText(_ field: Field, words: String) -> String {
         let chosen = field.isAnswered ? field.value : field.initialValue
         switch field.promptStyle {
@@ -375,6 +376,10 @@ public struct Wizard<Success: Sendable>: Sendable {
         case .choice(let options):
             let listed = "(" + options.joined(separator: ", ") + ")" + (chosen.isEmpty ? "" : " [\(chosen)]")
             return Translation.english("{label} {choices}: ", ["choices": listed], translated: ["label": words])
+        case .list(let options) where options.isEmpty:
+            return Translation.english("{label} (separated by commas): ", translated: ["label": words])
+        case .list(let options):
+            return Translation.english("{label} ({choices}; separated by commas): ", ["choices": options.joined(separator: ", ")], translated: ["label": words])
         }
     }
 
