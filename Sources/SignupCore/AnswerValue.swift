@@ -126,12 +126,18 @@ extension AnswerValue where Self: CaseIterable & RawRepresentable, RawValue == S
 /// (`dependsOn: [password, age]`). Only ``FieldKey`` conforms.
 public protocol FieldReference: Sendable {
     /// The type of the field's value.
-    associatedtype Value: AnswerValue
+    associatedtype Value: Sendable & Equatable
     /// The field's name, used in codes (`email.invalid`), JSON and ``FieldError/field``.
     var name: String { get }
 }
 
 /// The key of a field: its name together with the type of its value, `FieldKey<Int>("age")`.
+///
+/// A field whose type is an ``AnswerValue`` (a text, a number, a yes/no, a choice, an optional
+/// or a list of these) is read from a line, so a terminal can ask it; a field of any other
+/// `Sendable & Equatable` type (a colour, a coordinate) is set by a UI through a ``FormModel``
+/// (``Field/init(setByUI:label:rules:mode:initial:isSecret:dependsOn:messages:reviewLabel:)``), and a
+/// ``Wizard`` refuses a form that has one when it is made.
 ///
 /// Declare each key once, as a value, and name the field by it everywhere else: in its
 /// ``Field``, in rules that read it (`.equals(password)`), in `dependsOn`, when answering,
@@ -150,11 +156,11 @@ public protocol FieldReference: Sendable {
 /// field), or a rule of `String` on an `Int` field. The name is a string only here, at its
 /// declaration; whether a given form has the field is checked when it is used, and a key of a
 /// field the form lacks stops the program there.
-public struct FieldKey<Value: AnswerValue>: FieldReference, Hashable, CustomStringConvertible {
+public struct FieldKey<Value: Sendable & Equatable>: FieldReference, Hashable, CustomStringConvertible {
     /// The field's name.
     public let name: String
 
-    /// The key of the field `name`, whose answers are read as `Value`.
+    /// The key of the field `name`, whose values are `Value`.
     public init(_ name: String) {
         self.name = name
     }

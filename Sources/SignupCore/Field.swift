@@ -80,8 +80,13 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     let referencedFields: [String]
     /// The names of the fields its `mismatch` rules compare it with (a confirmation's password).
     let comparedFields: [String]
-    /// Reads a (normalized) line as the field's value; nil when it does not parse (or is empty, for a type with no empty value).
-    private let parse: @Sendable (String) -> (any Sendable)?
+    /// Reads a (normalized) line as the field's value; nil when it does not parse (or is empty,
+    /// for a type with no empty value). nil for a value a UI sets, which no line stands for.
+    private let parse: (@Sendable (String) -> (any Sendable)?)?
+    /// Whether two values of the field's type are equal (a field's dirtiness).
+    private let sameValue: @Sendable (_ one: (any Sendable)?, _ other: (any Sendable)?) -> Bool
+    /// The initial value as its type: what ``isDirty`` compares with and a reset puts back.
+    private var initialTypedValue: (any Sendable)?
     /// The failure of a line that does not parse, such as `notAWholeNumber`.
     private let notParsed: RuleFailure
     /// Its rules on a parsed value (nil: none), all failures or, for a checklist, every check.
@@ -133,7 +138,6 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
         accessibilityDescription: String? = nil,
         normalize: (@Sendable (String) -> String)? = nil
     ) {
-        precondition(!key.name.isEmpty, "a field needs a name: \"\" is the whole form's")
         let identity: @Sendable (String) -> String = { $0 }
         let given: @Sendable (String) -> String = normalize ?? (Value.self == String.self ? identity : Field.trimmingWhiteSpace)
         let normalize: @Sendable (String) -> String = { text in
@@ -145,13 +149,57 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
             guard let value = Value(answer: text), !text.isEmpty || isEmptyValue(value) else { return nil }
             return value
         }
+        let initialText = normalize(initial?.answerText ?? "")
+        self.init(
+            key, label: label, rules: rules, mode: mode, isSecret: isSecret, isSilentWhileEmpty: isSilentWhileEmpty, dependsOn: dependsOn,
+            messages: messages, hint: hint, reviewLabel: reviewLabel, accessibilityDescription: accessibilityDescription,
+            read: (Value.promptStyle, normalize, parse, Value.notParsed), initial: (initialText, parse(initialText))
+        )
+    }
+
+    /// The field of `key`, whose value a UI sets (``Form/answer(_:with:)``,
+    /// ``FormModel/answer(_:with:)``): any `Sendable & Equatable` value no line stands for, such
+    /// as a colour picked or a point on a map, starting as `initial`. Its rules see the value;
+    /// it is dirty when the value differs from `initial` (or from the record an edit form opens
+    /// on). A terminal cannot ask it: a ``Wizard`` over a form that has one stops the program when
+    /// it is made, before any prompt. Its text is always empty. (A value a line stands for, an
+    /// ``AnswerValue``, made this way is not asked at a terminal either.)
+    public init<Value: Sendable & Equatable>(
+        setByUI key: FieldKey<Value>,
+        label: String? = nil,
+        rules: [Rule<Value>] = [],
+        mode: ValidationMode = .onChange,
+        initial: Value,
+        isSecret: Bool = false,
+        dependsOn: [any FieldReference] = [],
+        messages: [String: String] = [:],
+        reviewLabel: String? = nil
+    ) {
+        self.init(
+            key, label: label, rules: rules, mode: mode, isSecret: isSecret, isSilentWhileEmpty: false, dependsOn: dependsOn,
+            messages: messages, hint: nil, reviewLabel: reviewLabel, accessibilityDescription: nil, read: nil, initial: ("", initial)
+        )
+    }
+
+    /// How a line is read: the prompt's style, the normalization, the parse and its failure.
+    private typealias Reading = (
+        style: PromptStyle, normalize: @Sendable (String) -> String, parse: @Sendable (String) -> (any Sendable)?, notParsed: RuleFailure
+    )
+
+    /// A field read from a line as `read` says, or set by a UI when `read` is nil.
+    private init<Value: Sendable & Equatable>(
+        _ key: FieldKey<Value>, label: String?, rules: [Rule<Value>], mode: ValidationMode, isSecret: Bool, isSilentWhileEmpty: Bool,
+        dependsOn: [any FieldReference], messages: [String: String], hint: String?, reviewLabel: String?, accessibilityDescription: String?,
+        read: Reading?, initial: (text: String, typed: (any Sendable)?)
+    ) {
+        precondition(!key.name.isEmpty, "a field needs a name: \"\" is the whole form's")
         let all = Rule.allFailures(rules)
         for code in messages.keys {
             guard let reason = Self.reason(of: code, field: key.name) else {
                 preconditionFailure("field \(key.name) has a message for \(code), a code of another field")
             }
             precondition(
-                all.reasons.map { $0.contains(reason) || reason == Value.notParsed.reason } ?? true,
+                all.reasons.map { $0.contains(reason) || reason == read?.notParsed.reason } ?? true,
                 "field \(key.name) has a message for \(code), a reason none of its rules fail with"
             )
         }
@@ -159,7 +207,7 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
         self.label = label ?? key.name
         self.reviewLabel = reviewLabel
         self.accessibilityDescription = accessibilityDescription
-        self.promptStyle = Value.promptStyle
+        self.promptStyle = read?.style ?? .line
         self.checks = rules.flatMap(\.checks)
         self.mode = mode
         self.isSecret = isSecret
@@ -167,22 +215,35 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
         self.dependsOn = dependsOn.map(\.name)
         self.messages = messages
         self.hint = hint
-        self.normalize = normalize
+        let identity: @Sendable (String) -> String = { $0 }
+        self.normalize = read?.normalize ?? identity
         self.valueType = ObjectIdentifier(Value.self)
         self.valueTypeName = "\(Value.self)"
         self.referencedFields = rules.flatMap(\.referencedFields)
         self.comparedFields = rules.filter { $0.checks.contains { $0.reason == "mismatch" } }.flatMap(\.referencedFields)
-        self.parse = parse
-        self.notParsed = Value.notParsed
+        self.parse = read?.parse
+        self.sameValue = Self.sameValue(of: Value.self)
+        self.notParsed = read?.notParsed ?? RuleFailure(reason: "invalid", message: "")
         self.evaluate = { value, context, every in
             let typed = value as? Value
             return every ? all.evaluateEvery(typed, in: context) : all.evaluate(typed, in: context)
         }
-        let initialText = normalize(initial?.answerText ?? "")
-        self.initialValue = initialText
-        self.value = initialText
-        self.typedValue = parse(initialText)
+        self.initialValue = initial.text
+        self.value = initial.text
+        self.typedValue = initial.typed
+        self.initialTypedValue = initial.typed
     }
+
+    /// Whether two values, each nil or a `Value`, are equal.
+    private static func sameValue<Value: Sendable & Equatable>(of type: Value.Type) -> @Sendable ((any Sendable)?, (any Sendable)?) -> Bool {
+        { $0 as? Value == $1 as? Value }
+    }
+
+    /// The current value as `Value`, or nil.
+    func value<Value>(as type: Value.Type) -> Value? { typedValue as? Value }
+
+    /// Whether a terminal can ask it: its value is read from a line (its type is an ``AnswerValue``).
+    public var isAskable: Bool { parse != nil }
 
     /// The reason a `messages:` key of field `field` names (`tooShort` for `password.tooShort` or
     /// `tooShort`); nil for a code of another field.
@@ -203,15 +264,42 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
 
     /// Sets the current answer's text (already normalized) and the value it stands for.
     mutating func assign(_ text: String) {
+        precondition(isAskable, "field \(name) holds a value a UI sets, not a line: set it with answer(_:with:)")
         value = text
-        typedValue = parse(text)
+        typedValue = parse?(text)
+    }
+
+    /// Sets the current value of a field no line stands for.
+    mutating func assign(typed value: any Sendable) {
+        typedValue = value
+    }
+
+    /// Makes `text` (already normalized), or for a field no line stands for `typed`, the initial
+    /// value and the current one.
+    mutating func open(on text: String, typed: (any Sendable)?) {
+        if isAskable {
+            assign(text)
+        } else {
+            typedValue = typed
+        }
+        initialValue = value
+        initialTypedValue = typedValue
+    }
+
+    /// Puts the initial value back.
+    mutating func restoreInitial() {
+        value = initialValue
+        typedValue = initialTypedValue
     }
 
     /// The text without white space at either end: the default for fields of types other than `String`.
     @Sendable public static func trimmingWhiteSpace(_ text: String) -> String { text.trimmingSpaces }
 
     /// Whether the value differs from the initial one.
-    public var isDirty: Bool { value != initialValue }
+    public var isDirty: Bool { value != initialValue || !sameValue(typedValue, initialTypedValue) }
+
+    /// Whether it holds no value: an empty text or collection, nil, an empty line.
+    var isEmpty: Bool { isAskable ? value.isEmpty : isEmptyValue(typedValue) }
 
     /// Every failing rule for the current value, whether or not it is visible yet.
     public func validate(in context: RuleContext) -> [FieldError] {
@@ -223,7 +311,7 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     public func checklist(in context: RuleContext) -> [CheckStatus] {
         let failing = Set(failures(in: context, every: true).map(\.reason))
         return checks.map { check in
-            CheckStatus(check: check, code: "\(name).\(check.reason)", passed: !value.isEmpty && !failing.contains(check.reason))
+            CheckStatus(check: check, code: "\(name).\(check.reason)", passed: !isEmpty && !failing.contains(check.reason))
         }
     }
 

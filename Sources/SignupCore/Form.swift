@@ -67,13 +67,15 @@ public struct Form: Sendable {
     public func opening(on values: [FieldPreset]) -> Form {
         var form = self
         for preset in values {
-            guard case .line(let line) = preset.answer else {
+            let index = index(of: preset.name)
+            switch preset.answer {
+            case .line(let line):
+                form.fields[index].open(on: form.fields[index].normalize(line), typed: nil)
+            case .typed(let value):
+                form.fields[index].open(on: "", typed: value)
+            case .unreadable:
                 preconditionFailure("an existing value of field \(preset.name) could not be read: it has no value to open on")
             }
-            let index = index(of: preset.name)
-            let text = form.fields[index].normalize(line)
-            form.fields[index].initialValue = text
-            form.fields[index].assign(text)
             form.fields[index].isAnswered = false
         }
         return form
@@ -99,20 +101,30 @@ public struct Form: Sendable {
         fields[index(of: name)].value
     }
 
-    /// The current value of the field of `key`, as parsed when it was answered; nil when empty
-    /// (for a type with no empty value) or not parsing.
-    public func value<Value: AnswerValue>(_ key: FieldKey<Value>) -> Value? {
+    /// The current value of the field of `key`, as parsed when it was answered or as a UI set it;
+    /// nil when empty (for a type with no empty value) or not parsing.
+    public func value<Value>(_ key: FieldKey<Value>) -> Value? {
         fields[index(of: key)].typedValue as? Value
     }
 
     /// The current value of the optional field of `key`: nil when it is empty or not parsing.
-    public func value<Wrapped: AnswerValue>(_ key: FieldKey<Wrapped?>) -> Wrapped? {
+    public func value<Wrapped>(_ key: FieldKey<Wrapped?>) -> Wrapped? {
         fields[index(of: key)].typedValue as? Wrapped
     }
 
-    /// Answers the field of `key` with a typed `value` (a UI's control), as if its text were typed.
-    public mutating func answer<Value: AnswerValue>(_ key: FieldKey<Value>, with value: Value) {
-        answer(named: fields[index(of: key)].name, with: value.answerText)
+    /// Answers the field of `key` with a typed `value` (a UI's control): a value read from a line
+    /// as if its text were typed, any other value as it is.
+    public mutating func answer<Value>(_ key: FieldKey<Value>, with value: Value) {
+        let index = index(of: key)
+        if let value = value as? any AnswerValue, fields[index].isAskable {
+            return answer(named: fields[index].name, with: value.answerText)
+        }
+        let changed = fields[index].value(as: Value.self) != value
+        fields[index].assign(typed: value)
+        fields[index].isAnswered = true
+        fields[index].externalErrors = []
+        formErrors = []
+        if changed { resetDependents(of: key.name) }
     }
 
     /// Answers the field of `key` with a `line` as typed, read as the field's type: a line that
@@ -157,8 +169,8 @@ public struct Form: Sendable {
 
     mutating func reset(named name: String) {
         let index = index(of: name)
-        let changed = fields[index].value != fields[index].initialValue || fields[index].isAnswered
-        fields[index].assign(fields[index].initialValue)
+        let changed = fields[index].isDirty || fields[index].isAnswered
+        fields[index].restoreInitial()
         fields[index].isAnswered = false
         fields[index].isRejected = false
         fields[index].externalErrors = []
@@ -236,7 +248,7 @@ public struct Form: Sendable {
         guard visible else { return .idle }
         if field.mode == .onSubmit && !submitAttempted { return .edited }
         // Invalid but silent while empty (a disabled button with no message), until a submit.
-        if field.isSilentWhileEmpty && field.value.isEmpty && !submitAttempted && !(answerSpeaks && field.isAnswered) {
+        if field.isSilentWhileEmpty && field.isEmpty && !submitAttempted && !(answerSpeaks && field.isAnswered) {
             return .edited
         }
         let failures = field.validate(in: context)

@@ -94,6 +94,12 @@ public struct RuleContext: Sendable, CustomStringConvertible, CustomDebugStringC
         return values[key.name].flatMap(Value.init(answer:))
     }
 
+    /// The value of the field of `key` that a UI set (no line stands for it); nil when the
+    /// context has no such field.
+    public subscript<Value>(key: FieldKey<Value>) -> Value? {
+        typedValues[key.name] as? Value
+    }
+
     /// The values, secrets shown as `<redacted>`, in name order.
     public var description: String {
         let shown = values.keys.sorted().map { "\($0): " + (secretFields.contains($0) ? "<redacted>" : values[$0]!.debugDescription) }

@@ -61,9 +61,14 @@ public struct Wizard<Success: Sendable>: Sendable {
     ) {
         var form = form
         for field in form.fields {
+            precondition(
+                field.isAskable,
+                "field \(field.name) holds a value a UI sets, which no line stands for: a wizard cannot ask it (use a FormModel, or a type that conforms to AnswerValue)"
+            )
             for preset in presets where preset.name == field.name {
                 switch preset.answer {
                 case .line(let line): form.answer(named: field.name, with: line)
+                case .typed: preconditionFailure("unreachable: every field of a wizard is read from a line")
                 case .unreadable(let problem): form.reject(named: field.name, with: [.unreadable(problem, field: field.name)])
                 }
             }
@@ -423,6 +428,7 @@ extension String {
 public struct FieldPreset: Sendable {
     enum Answer: Sendable {
         case line(String)
+        case typed(any Sendable)
         case unreadable(InputProblem)
     }
 
@@ -435,9 +441,10 @@ public struct FieldPreset: Sendable {
         FieldPreset(name: key.name, answer: .line(line))
     }
 
-    /// Answers the field of `key` with a typed `value`.
-    public static func value<Value: AnswerValue>(_ key: FieldKey<Value>, _ value: Value) -> FieldPreset {
-        FieldPreset(name: key.name, answer: .line(value.answerText))
+    /// Answers the field of `key` with a typed `value`: for an edit form, a value no line stands for too.
+    public static func value<Value>(_ key: FieldKey<Value>, _ value: Value) -> FieldPreset {
+        if let value = value as? any AnswerValue { return FieldPreset(name: key.name, answer: .line(value.answerText)) }
+        return FieldPreset(name: key.name, answer: .typed(value))
     }
 
     /// Answers the field of `key` with a line that could not be read: shown with its errors before the field is asked.

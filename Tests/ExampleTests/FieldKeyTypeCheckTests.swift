@@ -11,7 +11,11 @@ import Testing
             static let password = FieldKey<String>("password")
             static let confirm = FieldKey<String>("confirm")
             static let age = FieldKey<Int>("age")
+            static let tags = FieldKey<Set<String>>("tags")
+            static let colour = FieldKey<Colour>("colour")
         }
+        struct Colour: Sendable, Equatable { var red = 0 }
+
 
         """
 
@@ -37,6 +41,23 @@ import Testing
         #expect(good.passed, "the correct snippet must type-check: \(good.errors)")
         let typo = try Self.typeCheck("let f = Field(Keys.confirm, rules: [.equals(Keys.pasword)], dependsOn: [Keys.password])\n")
         #expect(!typo.passed && typo.errors.contains("pasword"), "\(typo.errors)")
+    }
+
+    /// A field a UI sets has no empty value to start from, and no rule of a line; a list takes
+    /// the collection rules and a set's value is a set.
+    @Test func aValueNoLineStandsForNeedsAnInitialValueAndItsOwnRules() throws {
+        let fine = try Self.typeCheck(
+            "let f = Field(setByUI: Keys.colour, initial: Colour())\nlet t = Field(Keys.tags, rules: [.count(atLeast: 1)], initial: [\"a\"])\n"
+        )
+        #expect(fine.passed, "\(fine.errors)")
+        let noInitial = try Self.typeCheck("let f = Field(setByUI: Keys.colour)\n")
+        #expect(!noInitial.passed, "a value no line stands for has no empty value: \(noInitial.errors)")
+        let asked = try Self.typeCheck("let f = Field(Keys.colour, initial: Colour())\n")
+        #expect(!asked.passed, "a field asked from a line needs a type a line stands for: \(asked.errors)")
+        let textRule = try Self.typeCheck("let f = Field(Keys.tags, rules: [.minLength(3)])\n")
+        #expect(!textRule.passed, "a text rule on a set: \(textRule.errors)")
+        let wrongValue = try Self.typeCheck("var form = Form(fields: [Field(Keys.tags)])\nform.answer(Keys.tags, with: \"a, b\")\n")
+        #expect(!wrongValue.passed, "a line where a set is given: \(wrongValue.errors)")
     }
 
     @Test func aKeyOfTheWrongTypeDoesNotCompile() throws {
