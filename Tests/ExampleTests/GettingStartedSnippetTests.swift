@@ -88,12 +88,34 @@ func snippetModuleFlags() -> [String] {
     }
 
     /// The model article's code for Linux (every block but the first, which is SwiftUI's)
-    /// compiles as one program in Swift 6 mode.
+    /// compiles in Swift 6 mode, each block a program of its own.
     @Test func theModelArticlesCodeCompilesAsIs() throws {
         let blocks = try Self.blocks(of: "Sources/SignupCore/SignupCore.docc/BindingAUserInterface.md")
-        try #require(blocks.count == 2 && blocks[0].contains("import SwiftUI"), "a SwiftUI view, then the model's code")
+        try #require(
+            blocks.count == 3 && blocks[0].contains("import SwiftUI") && blocks[2].contains("@Validated"),
+            "a SwiftUI view, the model's code, then values a control sets and @Validated"
+        )
         let compiled = try Self.compile([("Profile.swift", blocks[1])])
         #expect(compiled.passed, "\(compiled.said)")
+        let values = try Self.compile([("Settings.swift", blocks[2])])
+        #expect(values.passed, "\(values.said)")
+        // The check has teeth: the property wrapper inside the @Observable class is refused, as the article says.
+        let wrapped = blocks[2].replacingOccurrences(of: "    var email = Validated(\"\", .required(), .email())", with: "    @Validated(.required(), .email()) var email = \"\"")
+        try #require(wrapped != blocks[2])
+        let refused = try Self.compile([("Settings.swift", wrapped)])
+        #expect(!refused.passed, "\(refused.said)")
+    }
+
+    /// The core guide's block on values beyond one line compiles as a program in Swift 6 mode,
+    /// and a field of a type no line stands for cannot be asked from a line.
+    @Test func theCoreGuidesValuesCompileAsIs() throws {
+        let blocks = try Self.blocks(of: "Sources/SignupCore/SignupCore.docc/CoreGuide.md")
+        let values = try #require(blocks.first { $0.contains("OrderKeys") }, "the block on values beyond one line")
+        let compiled = try Self.compile([("main.swift", values)])
+        #expect(compiled.passed, "\(compiled.said)")
+        let asked = values.replacingOccurrences(of: "Field(setByUI: OrderKeys.box,", with: "Field(OrderKeys.box,")
+        try #require(asked != values)
+        #expect(try !Self.compile([("main.swift", asked)]).passed)
     }
 
     /// The README's library example is a program that compiles as shown, and its misspelt key does not.
