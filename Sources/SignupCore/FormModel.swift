@@ -105,7 +105,7 @@ public final class FormModel<Success: Sendable> {
 
     /// The form as it is now (what a submit would send). A view that reads it is told of every
     /// change to the model's form, whatever it read of it: a coarse read. Prefer the model's own
-    /// properties (`model[key].isValid`, `.errors`, `.text`, ``value(_:)``), which tell only
+    /// properties (`model[key].isValid`, `.errors`, `.text`, ``value(_:)->Value?``), which tell only
     /// the views that read what changed.
     public var form: Form {
         _ = formChanges

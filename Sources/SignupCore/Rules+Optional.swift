@@ -16,7 +16,7 @@ extension Rule {
     }
 
     /// Fails with `outOfRange` unless the value, when there is one, lies in `range` (inclusive):
-    /// ``Rule/range(_:message:)`` of the wrapped type.
+    /// ``Rule/range(_:message:)-(ClosedRange<Value>,_)`` of the wrapped type.
     public static func range<Wrapped: Comparable>(_ range: ClosedRange<Wrapped>, message: String? = nil) -> Rule where Value == Wrapped? {
         ifPresent(Rule<Wrapped>.range(range, message: message))
     }
