@@ -242,6 +242,11 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     /// The current value as `Value`, or nil.
     func value<Value>(as type: Value.Type) -> Value? { typedValue as? Value }
 
+    /// Whether it holds the same text and value as `other`.
+    func holdsSameValue(as other: Field) -> Bool {
+        value == other.value && sameValue(typedValue, other.typedValue)
+    }
+
     /// Whether a terminal can ask it: its value is read from a line (its type is an ``AnswerValue``).
     public var isAskable: Bool { parse != nil }
 

@@ -183,13 +183,13 @@ public final class FormModel<Success: Sendable> {
     /// The typed value of the field of `key`; nil when empty or not parsing.
     public func value<Value>(_ key: FieldKey<Value>) -> Value? {
         // Read through the field so that a view reading it is told when it changes.
-        _ = self[key].text
+        _ = self[key].valueChanges
         return controller.form.value(key)
     }
 
     /// The value of the optional field of `key`; nil when it is empty or not parsing.
     public func value<Wrapped>(_ key: FieldKey<Wrapped?>) -> Wrapped? {
-        _ = self[key].text
+        _ = self[key].valueChanges
         return controller.form.value(key)
     }
 
@@ -261,7 +261,7 @@ public final class FormModel<Success: Sendable> {
         for field in fields {
             guard let source = form[named: field.name] else { continue }
             field.take(
-                value: source.value, state: form.state(named: field.name), errors: form.errors(named: field.name),
+                source, state: form.state(named: field.name), errors: form.errors(named: field.name),
                 isAnswered: source.isAnswered, isDirty: source.isDirty
             )
         }
@@ -300,6 +300,11 @@ public final class FieldModel: CustomStringConvertible, CustomReflectable {
     /// the current value: a view's "checking…".
     public internal(set) var isChecking = false
     private var storedText = ""
+    /// Counts the changes of its value, a text's or one a UI set (which has no text): what a
+    /// read of ``FormModel/value(_:)->Value?`` is tracked by.
+    private(set) var valueChanges = 0
+    /// The field as last taken, to tell whether its value changed.
+    @ObservationIgnored private var shown: Field?
 
     @ObservationIgnored fileprivate weak var owner: AnyFormModel?
 
@@ -321,8 +326,10 @@ public final class FieldModel: CustomStringConvertible, CustomReflectable {
         if case .invalid(let errors) = state { errors } else { [] }
     }
 
-    fileprivate func take(value: String, state: FieldState, errors: [FieldError], isAnswered: Bool, isDirty: Bool) {
-        if storedText != value { storedText = value }
+    fileprivate func take(_ source: Field, state: FieldState, errors: [FieldError], isAnswered: Bool, isDirty: Bool) {
+        if shown.map({ !$0.holdsSameValue(as: source) }) ?? true { valueChanges &+= 1 }
+        shown = source
+        if storedText != source.value { storedText = source.value }
         if self.errors != errors { self.errors = errors }
         if self.state != state { self.state = state }
         if self.isAnswered != isAnswered { self.isAnswered = isAnswered }

@@ -51,6 +51,26 @@ import Testing
         #expect(model[Self.colour].text == "")
     }
 
+    /// A view that shows the value (a swatch) reads it through the model and is told when it
+    /// changes, though no text does; not when another field changes.
+    @MainActor @Test func aViewReadingTheValueIsToldWhenItChanges() {
+        let model = FormModel<Int>(form: Self.form())
+        let told = notifies({ _ = model.value(Self.colour) }, when: { model.answer(Self.colour, with: Colour(red: 5, green: 0, blue: 0)) })
+        #expect(told)
+        let toldOfReset = notifies({ _ = model.value(Self.colour) }, when: { model.reset(Self.colour) })
+        #expect(toldOfReset)
+        let toldOfName = notifies({ _ = model.value(Self.colour) }, when: { model[Self.name].text = "Bo" })
+        #expect(!toldOfName)
+    }
+
+    /// A line for such a field is a programming error, as a key of the wrong type is.
+    @Test func aLineForItStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            var form = ValuesAUISetsTests.form()
+            form.answer(ValuesAUISetsTests.colour, line: "red")
+        }
+    }
+
     @Test func aWizardRefusesItWhenMadeBeforeAnyPrompt() async {
         await #expect(processExitsWith: .failure) {
             _ = Wizard<Int>(form: ValuesAUISetsTests.form(), mode: .script)
