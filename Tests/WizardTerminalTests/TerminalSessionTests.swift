@@ -5,7 +5,7 @@ import Testing
 import WizardTerminal
 
 /// A pseudo-terminal pair opened in this process; the session gets the slave side.
-private final class PseudoTerminalPair {
+final class PseudoTerminalPair {
     let master: Int32
     let slave: Int32
 
