@@ -10,15 +10,15 @@
 /// ```swift
 /// struct Profile {
 ///     @Validated(.required(), .email()) var email = ""
-///     @Validated(.count(atLeast: 1), .count(atMost: 3)) var tags: Set<String> = []
+///     @Validated(.required(), .count(atMost: 3)) var tags: Set<String> = []
 ///     @Validated(.required(), .range(13...120)) var age: Int? = nil
 /// }
 /// var profile = Profile()
-/// profile.email = "ann@example"
+/// profile.email = "ann@"
 /// profile.$email.isValid        // false
 /// profile.$email.visibleErrors  // the address's error: the value changed
-/// profile.$tags.visibleErrors   // []: not changed yet, though `tags.tooFew` fails
-/// profile.$tags.validate()      // false, and now its errors are visible
+/// profile.$tags.visibleErrors   // []: not changed yet, though it fails `required`
+/// profile.$tags.validate()      // false, and now its error is visible
 /// ```
 ///
 /// It is a value: copying it copies the value and what is visible. In an `@Observable` class,
