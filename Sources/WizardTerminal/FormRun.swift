@@ -11,7 +11,7 @@ extension Form {
     /// ```
     ///
     /// It does what the long form (``TerminalRunner``, `Wizard`) does: a person at a terminal
-    /// when standard input and standard error are one, a script otherwise; line editing, masked
+    /// when standard input and standard error are terminals, a script otherwise; line editing, masked
     /// secrets, review, the signal guard (``TerminalGuard``) and the terminal restored on every
     /// path; NO_COLOR and plain mode; the translation of `options`; a `FieldError` thrown by
     /// `submit` back on its field. It never returns otherwise: the outcome's errors go to the conversation

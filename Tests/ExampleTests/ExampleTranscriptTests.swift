@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WizardTesting
 
 /// The `wizard-example` binary built beside this test bundle.
 let exampleBinary: String = {
@@ -59,6 +60,8 @@ let goodPassword = "Quartz-Lantern-58"
         #expect(String(decoding: terminal.standardOutput, as: UTF8.self) == "Welcome, bob\n")
         let screen = Screen.render(terminal.transcript)
         #expect(!screen.contains(goodPassword) && !screen.contains("weakpass1"), "a password was shown: \(screen)")
+        // The whole conversation as a person read it, against the recording beside this file.
+        expectTranscript(screen, matches: "Transcripts/example-sign-up.transcript")
     }
 
     /// A password pasted once too often: the copy left over after the confirmation is never

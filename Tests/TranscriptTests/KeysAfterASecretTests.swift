@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import WizardTesting
 
 /// Keys typed during a secret prompt never answer, nor show at, whatever visible comes next. An
 /// outside attack pressed Ctrl-C in the middle of a password and typed the rest: it was echoed at
