@@ -11,8 +11,8 @@ extension PseudoTerminal {
     /// input, output and error and as its controlling terminal, so Ctrl-C (`"\u{03}"`) is SIGINT,
     /// Ctrl-Z stops it and the window size is the terminal's. It exits when `form` returns (0)
     /// or with the status `form` exits with (`Form.runOrExit`'s). What runs before the call in
-    /// the test runs twice; the n-th call of a test runs the n-th form. Not for parameterized
-    /// tests: every case of the test would run in the child.
+    /// the test runs twice; the n-th call of a test runs the n-th form. A parameterized test
+    /// gets an error: every case of the test would run in the child.
     ///
     /// ```swift
     /// let terminal = try await PseudoTerminal.start { _ = await signUpForm.runOrExit(submit: save) }
@@ -170,6 +170,9 @@ struct FormChild {
     static func next() throws -> FormChild {
         guard let test = Test.current else {
             throw PseudoTerminal.Failure(message: "a form runs in a child only from a @Test function (Test.current is nil)")
+        }
+        guard !test.isParameterized else {
+            throw PseudoTerminal.Failure(message: "a parameterized test cannot run a form in a child: each of its cases would run there")
         }
         let id = "\(test.id)"
         let count = starts.withLock { starts in

@@ -67,6 +67,11 @@ import WizardTesting
         #expect(run.standardError.hasSuffix("error: The form could not be submitted: the server is down.\n"), "\(run.standardError)")
     }
 
+    /// Every case of a parameterized test would run in the child: refused with a reason instead.
+    @Test(arguments: ["bob\n"]) func aParameterizedTestCannotRunAForm(input: String) async {
+        await #expect(throws: PseudoTerminal.Failure.self) { try await ScriptRun(input) { await Self.program() } }
+    }
+
     @Test func controlCAtATerminalAsksToDiscardThenExits130() async throws {
         let terminal = try await PseudoTerminal.start(pipeStandardOutput: true) { await Self.program() }
         defer { terminal.kill(SIGKILL) }
