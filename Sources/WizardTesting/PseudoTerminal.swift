@@ -152,6 +152,20 @@ public final class PseudoTerminal {
     /// Types `text` (its UTF-8 bytes) at the terminal: "\r" is Enter, "\u{03}" Ctrl-C, "\u{04}" Ctrl-D.
     public func send(_ text: String) throws { try send(bytes: Array(text.utf8)) }
 
+    /// Types `text` one key (character) at a time as a person does, waiting between keys the
+    /// gaps of `gapsMilliseconds` in turn (a person or a slow auto-type: 30 to 200 ms), reading
+    /// the terminal meanwhile.
+    public func type(_ text: String, gapsMilliseconds: [Int]) throws {
+        precondition(!gapsMilliseconds.isEmpty, "type needs at least one gap")
+        for (index, key) in text.enumerated() {
+            if index > 0 {
+                let deadline = Self.now() + Double(gapsMilliseconds[index % gapsMilliseconds.count]) / 1000
+                while case let remaining = deadline - Self.now(), remaining > 0 { pump(milliseconds: Int32(remaining * 1000) + 1) }
+            }
+            try send(String(key))
+        }
+    }
+
     /// Writes raw bytes to the terminal.
     public func send(bytes: [UInt8]) throws {
         var offset = 0
