@@ -12,6 +12,9 @@ let package = Package(
         .library(name: "WizardTerminal", targets: ["WizardTerminal"]),
         .library(name: "PasswordStrength", targets: ["PasswordStrength"]),
         .library(name: "AccountStore", targets: ["AccountStore"]),
+        // For a library user's test target: any form run in a child at a pseudo-terminal or
+        // through pipes, screens and recorded transcripts (WizardTesting.docc, "Testing your form").
+        .library(name: "WizardTesting", targets: ["WizardTesting"]),
     ],
     // What a package that uses only the forms needs nothing of: the store and the command line.
     // Both are on by default (this repository builds everything); a consumer of SignupCore,
@@ -59,6 +62,10 @@ let package = Package(
         // The only code that touches termios, signals and libedit. Not "Terminal": a module name
         // that generic clashes with other packages' modules in a consumer.
         .target(name: "WizardTerminal", dependencies: ["SignupCore", "CLibedit", "CSystem"]),
+        // Runs a test's form in a child (the test binary started again), drives it like `expect`,
+        // renders what a person sees and compares it with a transcript file. swift-testing and
+        // the standard library only: it depends on no other target of this package.
+        .target(name: "WizardTesting"),
         // zxcvbn behind the core's `StrengthEstimator` seam, usable without the store.
         .target(name: "PasswordStrength", dependencies: ["SignupCore", "CZxcvbn"]),
         // SQLite through its C API (SQLite.swift) or PostgreSQL through libpq (Libpq.swift), Argon2id hashing.
@@ -88,8 +95,12 @@ let package = Package(
         .testTarget(name: "WizardTerminalTests", dependencies: ["WizardTerminal", "SignupCore"]),
         // Run the built binary: through pipes (CLITests) and in a pseudo-terminal (TranscriptTests).
         .testTarget(name: "CLITests", dependencies: ["signup"]),
-        .testTarget(name: "TranscriptTests", dependencies: ["signup"], resources: [.copy("Transcripts")]),
+        .testTarget(name: "TranscriptTests", dependencies: ["signup", "WizardTesting"], resources: [.copy("Transcripts")]),
         // The example program in a pseudo-terminal and through pipes, and the wizard guide's code.
-        .testTarget(name: "ExampleTests", dependencies: ["wizard-example", "SignupCore", "WizardTerminal", "PasswordStrength"]),
+        // Transcripts: WizardTesting's recorded screens, read from the source folder, not a resource.
+        .testTarget(
+            name: "ExampleTests", dependencies: ["wizard-example", "SignupCore", "WizardTerminal", "PasswordStrength", "WizardTesting"],
+            exclude: ["Transcripts"]
+        ),
     ]
 )

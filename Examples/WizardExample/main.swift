@@ -5,10 +5,9 @@ import PasswordStrength
 import SignupCore
 import WizardTerminal
 
-/// Exit codes, after sysexits(3) like signup's own.
+/// The exit codes of this program's own, after sysexits(3); the form's are the one call's.
 enum Exit {
-    static let welcome: Int32 = 0, declined: Int32 = 1, usage: Int32 = 64, invalid: Int32 = 65
-    static let incomplete: Int32 = 66, unwritable: Int32 = 74, cancelled: Int32 = 130
+    static let usage: Int32 = 64, unwritable: Int32 = 74
 }
 
 /// Writes all of `text` to the descriptor `fd`; false when a write failed (a full disk, a closed pipe).
@@ -113,56 +112,23 @@ let afterAnswer: Wizard<String>.AfterAnswer = { name, form in
     return [.checklist(checks), .strength(level)]
 }
 
-TerminalGuard.install()  // a signal restores the terminal; removed below
-let runner: TerminalRunner
-do {
-    runner = try TerminalRunner(options)
-} catch {
-    fail("cannot start line editing: \(error)", Exit.incomplete)
-}
 var texts = WizardTexts(banner: "Create your account (Ctrl-C to cancel)")
 texts.reviewQuestion = "Sign up? [Y/n/e] "
-// The username is checked right after it is answered, as a sign-up page asks its server: a
-// taken one is said at once and asked again, before the password. The submit checks again (two
-// people may race for a name); a Ctrl-C during the lookup cancels it.
-@MainActor func signUp() async -> WizardOutcome<String> {
-    var wizard = Wizard<String>(form: form, mode: runner.mode, texts: texts, checkedFields: [Keys.username], afterAnswer: afterAnswer)
-    return await runner.run(&wizard) { field, form in
-        if lookupDelay > 0 { try? await Task.sleep(for: .milliseconds(lookupDelay)) }
-        if Task.isCancelled { return [] }
-        return taken.contains(form.text(Keys.username)) ? [usernameTaken] : []
-    } submit: { form in
-        let username = form.text(Keys.username)
-        guard !taken.contains(username) else { throw usernameTaken }
-        return username
-    }
+// The one call runs the form at a terminal or over a script, and on any ending but a sign-up
+// prints the errors and exits with the outcome's code (65 invalid, 66 input ended, 1 declined,
+// 130 cancelled). The username is checked right after it is answered, as a sign-up page asks
+// its server: a taken one is said at once and asked again, before the password. The submit
+// checks again (two people may race for a name); a Ctrl-C during the lookup cancels it.
+let username = await form.runOrExit(options, texts: texts, afterAnswer: afterAnswer, checking: [Keys.username]) { _, form in
+    if lookupDelay > 0 { try? await Task.sleep(for: .milliseconds(lookupDelay)) }
+    if Task.isCancelled { return [] }
+    return taken.contains(form.text(Keys.username)) ? [usernameTaken] : []
+} submit: { form in
+    let username = form.text(Keys.username)
+    guard !taken.contains(username) else { throw usernameTaken }
+    return username
 }
-let outcome = await signUp()
-runner.close()
-TerminalGuard.uninstall()
-
-let conversation = runner.conversation
-switch outcome {
-case .succeeded(let username):
-    // The result line must really be written: `> /dev/full` is a failure, not a welcome.
-    guard write("Welcome, \(VisibleText.of(username))\n", to: 1) else {
-        fail("the result could not be written to standard output", Exit.unwritable)
-    }
-    exit(Exit.welcome)
-case .invalid(let errors):
-    for error in errors { conversation.error("\(error.code): \(conversation.translation(error.message))") }
-    exit(Exit.invalid)
-case .incomplete(_, let label, let errors):
-    for error in errors { conversation.error("\(error.code): \(conversation.translation(error.message))") }
-    conversation.error("input ended before \"\(label)\" was answered")
-    exit(Exit.incomplete)
-case .declined:
-    conversation.say("Nothing was sent.")
-    exit(Exit.declined)
-case .cancelled:
-    conversation.say("Cancelled.")
-    exit(Exit.cancelled)
-case .unavailable(let reason):  // this submit never says so; a real server could
-    conversation.error(reason)
-    exit(Exit.invalid)
+// The result line must really be written: `> /dev/full` is a failure, not a welcome.
+guard write("Welcome, \(VisibleText.of(username))\n", to: 1) else {
+    fail("the result could not be written to standard output", Exit.unwritable)
 }

@@ -66,24 +66,32 @@ func snippetModuleFlags() -> [String] {
 
     @Test func theJoinSnippetCompilesAsIs() throws {
         let blocks = try Self.blocks(of: "Sources/WizardTerminal/WizardTerminal.docc/GettingStarted.md")
-        try #require(blocks.count == 5, "the article's blocks: the form, its main.swift, Directory and join, their main.swift, a wizard in main.swift")
-        // The last main.swift names a `form`: the first block's fields make one.
+        try #require(blocks.count == 8, """
+            the article's blocks: the form and Directory, the one call's main.swift, a checked one call; \
+            the long form and its main.swift, the async long form and its main.swift, a wizard in main.swift
+            """)
+        // The one call: its three lines of main.swift, top-level code awaiting on the main actor.
+        let oneCall = try Self.compile([("Join.swift", blocks[0] + "\n" + blocks[2]), ("main.swift", blocks[1])])
+        #expect(oneCall.passed, "\(oneCall.said)")
+        try #require(blocks[1].split(separator: "\n").count <= 3, "the one call's program is at most three lines")
+        // The long form's last main.swift names a `form`: the first block's fields make one.
         let header = "import SignupCore\nimport WizardTerminal\n"
             + "let form = Form(fields: [Field(JoinKeys.username, label: \"Username\", rules: [.required()])])\n"
-        let main = header + blocks[3] + "\n" + blocks[4]
-        let good = try Self.compile([("Join.swift", blocks[0] + "\n" + blocks[2]), ("main.swift", main)])
+        let main = header + blocks[6] + "\n" + blocks[7]
+        let library = { (first: String) in [first, blocks[3], blocks[5]].joined(separator: "\n") }
+        let good = try Self.compile([("Join.swift", library(blocks[0])), ("main.swift", main)])
         #expect(good.passed, "\(good.said)")
         // The check has teeth: the same code with a plain class is refused, as a newcomer saw.
-        let plain = blocks[2].replacingOccurrences(of: "\nactor Directory {", with: "\nfinal class Directory {")
-        try #require(plain != blocks[2])
-        let refused = try Self.compile([("Join.swift", blocks[0] + "\n" + plain), ("main.swift", main)])
+        let plain = blocks[0].replacingOccurrences(of: "\nactor Directory {", with: "\nfinal class Directory {")
+        try #require(plain != blocks[0])
+        let refused = try Self.compile([("Join.swift", library(plain)), ("main.swift", main)])
         #expect(!refused.passed && refused.said.contains("risks causing data races"), "\(refused.said)")
         // The wizard of the last block is local to its `do { }`: as a top-level variable of
         // main.swift it is refused, as the article says.
-        let lines = blocks[4].components(separatedBy: "\n")
+        let lines = blocks[7].components(separatedBy: "\n")
         try #require(lines.first == "do {" && lines.last == "}")
         let global = header + lines.dropFirst().dropLast().joined(separator: "\n")
-        let topLevel = try Self.compile([("Join.swift", blocks[0] + "\n" + blocks[2]), ("main.swift", global)])
+        let topLevel = try Self.compile([("Join.swift", library(blocks[0])), ("main.swift", global)])
         #expect(!topLevel.passed && topLevel.said.contains("cannot be passed 'inout' to 'async' function call"), "\(topLevel.said)")
     }
 
@@ -127,5 +135,28 @@ func snippetModuleFlags() -> [String] {
         let misspelt = blocks[0].replacingOccurrences(of: "Field(Keys.age,", with: "Field(Keys.agee,")
         try #require(misspelt != blocks[0])
         #expect(try !Self.compile([("main.swift", misspelt)]).passed)
+    }
+}
+
+extension GettingStartedSnippetTests {
+    /// "Build your own wizard" shows the one call first: with the longer form's keys, it is a
+    /// `main.swift` that compiles as shown.
+    @Test func theWizardGuidesOneCallCompilesAsIs() throws {
+        let blocks = try Self.blocks(of: "Sources/WizardTerminal/WizardTerminal.docc/BuildYourOwnWizard.md")
+        try #require(blocks.count == 2, "the one call's main.swift, then the longer form")
+        let compiled = try Self.compile([("Join.swift", blocks[1]), ("main.swift", blocks[0])])
+        #expect(compiled.passed, "\(compiled.said)")
+    }
+}
+
+extension GettingStartedSnippetTests {
+    /// WizardTesting's "Testing your form": its blocks, in order, are one test file that compiles
+    /// as shown against the built modules.
+    @Test func theTestingArticlesCodeCompilesAsIs() throws {
+        let blocks = try Self.blocks(of: "Sources/WizardTesting/WizardTesting.docc/TestingYourForm.md")
+        try #require(blocks.count == 3, "the form and its program, a script's test, a terminal's test")
+        // Two files, neither main.swift: a library of tests, as in a test target.
+        let compiled = try Self.compile([("JoinTests.swift", blocks.joined(separator: "\n")), ("Empty.swift", "")])
+        #expect(compiled.passed, "\(compiled.said)")
     }
 }

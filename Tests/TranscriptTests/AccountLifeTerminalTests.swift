@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WizardTesting
 
 /// `signup passwd` and `signup delete` at a terminal: the sign-up's password flow, and a question before deleting.
 @Suite struct AccountLifeTerminalTests {

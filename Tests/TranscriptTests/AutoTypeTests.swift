@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import WizardTesting
 
 /// A password manager's auto-type, or a paste that arrives in pieces, sends
 /// `email⏎password⏎password⏎` with a few milliseconds between lines. When the email is refused

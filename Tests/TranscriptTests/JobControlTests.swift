@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WizardTesting
 
 /// Ctrl-Z and `fg`, and a crash at a prompt: the two ways out that need a shell around signup.
 @Suite struct JobControlTests {

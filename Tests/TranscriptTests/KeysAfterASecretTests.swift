@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import WizardTesting
 
 /// Keys typed during a secret prompt never answer, nor show at, whatever visible comes next. An
 /// outside attack pressed Ctrl-C in the middle of a password and typed the rest: it was echoed at
@@ -9,15 +10,7 @@ import Testing
     /// Where Ctrl-C falls: `Violet-Lantern-` before it, `Qx7-zq` and Enter after it.
     static let typedBefore = "Violet-Lantern-", typedAfter = "Qx7-zq"
     /// A person or a slow auto-type: 30 to 200 ms between keys.
-    static let gapsMilliseconds: [UInt32] = [30, 200, 120, 60, 170, 90, 200, 30]
-
-    /// Types `text` one key at a time, the gaps between keys taken in turn from ``gapsMilliseconds``.
-    static func type(_ text: String, at terminal: PseudoTerminal) throws {
-        for (index, key) in text.enumerated() {
-            if index > 0 { usleep(gapsMilliseconds[index % gapsMilliseconds.count] * 1000) }
-            try terminal.send(String(key))
-        }
-    }
+    static let gapsMilliseconds = [30, 200, 120, 60, 170, 90, 200, 30]
 
     /// Whether any piece of the password's rest (three characters or more) is in the raw output.
     static func showsTheRest(_ terminal: PseudoTerminal) -> Bool {
@@ -38,11 +31,11 @@ import Testing
         try terminal.expect("Email: ", timeout: 10)
         try terminal.send("carol@example.com\r")
         try terminal.expect("Password: ", timeout: 10)
-        try Self.type(Self.typedBefore, at: terminal)
+        try terminal.type(Self.typedBefore, gapsMilliseconds: Self.gapsMilliseconds)
         usleep(100_000)
         try terminal.send("\u{03}")
         usleep(60_000)
-        try Self.type(Self.typedAfter + "\r", at: terminal)
+        try terminal.type(Self.typedAfter + "\r", gapsMilliseconds: Self.gapsMilliseconds)
         try terminal.expect("Discard your answers? [y/N] ", timeout: 10)
         terminal.settle(quiet: 0.8)
         let screen = Screen.render(terminal.transcript)
@@ -75,10 +68,10 @@ import Testing
         try terminal.expect("Password: ", timeout: 10)
         try terminal.send(Self.password + "\r")
         try terminal.expect("Confirm password: ", timeout: 10)
-        try Self.type(Self.typedBefore, at: terminal)
+        try terminal.type(Self.typedBefore, gapsMilliseconds: Self.gapsMilliseconds)
         try terminal.send("\u{03}")
         // "y⏎" inside the rest: typed before the question appeared, it must not answer it.
-        try Self.type("y\r" + Self.typedAfter + "\r", at: terminal)
+        try terminal.type("y\r" + Self.typedAfter + "\r", gapsMilliseconds: Self.gapsMilliseconds)
         try terminal.expect("Discard your answers? [y/N] ", timeout: 10)
         terminal.settle(quiet: 0.8)
         #expect(Screen.render(terminal.transcript).split(separator: "\n").last == "Discard your answers? [y/N]", "\(terminal.text())")
@@ -100,9 +93,9 @@ import Testing
             environment: PseudoTerminal.environment(["HOME": scratch.path]))
         defer { terminal.kill(SIGKILL) }
         try terminal.expect("Password: ", timeout: 10)
-        try Self.type(Self.typedBefore, at: terminal)
+        try terminal.type(Self.typedBefore, gapsMilliseconds: Self.gapsMilliseconds)
         try terminal.send("\u{03}")
-        try Self.type(Self.typedAfter + "\r", at: terminal)
+        try terminal.type(Self.typedAfter + "\r", gapsMilliseconds: Self.gapsMilliseconds)
         try terminal.expect("status=130", timeout: 10)
         terminal.settle(quiet: 0.5)
         if !terminal.text().contains("shell read: [") { try terminal.send("next\r") }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WizardTesting
 
 /// The no-escape mode (`--plain`, `NO_COLOR`, `TERM` dumb, unset or unknown) at a terminal
 /// narrower than the email: the line never wraps, it scrolls sideways, and every redraw is

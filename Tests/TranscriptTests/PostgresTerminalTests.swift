@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WizardTesting
 
 /// A PostgreSQL failure at a terminal: `Try again?` with the answers kept, as for SQLite.
 @Suite("PostgreSQL at a terminal", .enabled(

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import WizardTesting
 
 /// `signup --public`, a stranger's sign-up: every wait and every count the person controls ends,
 /// with one line, exit 75, nothing stored, and the terminal as it was.

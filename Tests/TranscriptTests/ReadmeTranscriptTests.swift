@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WizardTesting
 
 /// The README's sign-up is what the program shows: its block, run in a pseudo-terminal.
 @Suite struct ReadmeTranscriptTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WizardTesting
 
 /// Every signal that ends the process, a crash, the core limit, SIGINT in a script and while
 /// the store waits: the terminal comes back, the line is ended, the result tells the truth.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WizardTesting
 
 /// The `signup` binary built beside this test bundle (or `$SIGNUP_BIN`).
 let signupBinary: String = {
@@ -103,43 +104,4 @@ func runProcess(_ executable: String, _ arguments: [String], input: String = "",
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
-
-/// A line diff of `expected` against `actual`: `-` lines are expected only, `+` lines actual only.
-func lineDiff(expected: String, actual: String) -> String {
-    let a = expected.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    let b = actual.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    // Longest common subsequence table, from the ends.
-    var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
-    for i in stride(from: a.count - 1, through: 0, by: -1) {
-        for j in stride(from: b.count - 1, through: 0, by: -1) {
-            table[i][j] = a[i] == b[j] ? table[i + 1][j + 1] + 1 : max(table[i + 1][j], table[i][j + 1])
-        }
-    }
-    var lines: [String] = []
-    var i = 0, j = 0
-    while i < a.count || j < b.count {
-        if i < a.count, j < b.count, a[i] == b[j] {
-            lines.append("  " + a[i]); i += 1; j += 1
-        } else if i < a.count, j == b.count || table[i + 1][j] >= table[i][j + 1] {
-            lines.append("- " + a[i]); i += 1
-        } else {
-            lines.append("+ " + b[j]); j += 1
-        }
-    }
-    return lines.map(visible).joined(separator: "\n")
-}
-
-/// `text` with control characters shown as `\u{1B}` and trailing spaces shown as `·`.
-func visible(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-        if scalar.value < 0x20 || scalar.value == 0x7F {
-            out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-        } else {
-            out.unicodeScalars.append(scalar)
-        }
-    }
-    let trailing = out.reversed().prefix { $0 == " " }.count
-    return String(out.dropLast(trailing)) + String(repeating: "·", count: trailing)
 }

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import WizardTesting
 
 /// A taken email is said right after the email, as Django's createsuperuser says it after the
 /// username: nobody types a password and its confirmation for an account that already exists.

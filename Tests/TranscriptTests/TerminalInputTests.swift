@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WizardTesting
 
 /// Byte-level checks of what a person can type at the prompts: raw bytes that are not UTF-8,
 /// the editing keys of every terminal family, Backspace over whole characters.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WizardTesting
 
 /// The terminal mode is back after signup dies by a signal or is cancelled (SPEC 5).
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WizardTesting
 
 /// A terminal session that cannot start is said, not taken for end of input; a terminal other
 /// than standard input that signup changed is put back by a signal.

@@ -1,4 +1,5 @@
 import Foundation
+import WizardTesting
 
 /// One scenario file of `Transcripts/` (the format is described in `Transcripts/README.md`).
 struct Transcript: Sendable {
@@ -234,7 +235,7 @@ struct Transcript: Sendable {
 
     // MARK: - Writing
 
-    /// The file with new expected sections, for `SIGNUP_RECORD=1`.
+    /// The file with new expected sections, for `WIZARD_RECORD=1` (WizardTesting's variable).
     func recorded(screen: String, standardOutput: String?) -> String {
         var head = self.head
         while head.hasSuffix("\n") { head.removeLast() }
@@ -249,7 +250,7 @@ struct Transcript: Sendable {
 enum TranscriptFiles {
     static let sourceFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Transcripts")
 
-    static var recording: Bool { ProcessInfo.processInfo.environment["SIGNUP_RECORD"] == "1" }
+    static var recording: Bool { TranscriptFile.recordingRequested }
 
     static var folder: URL {
         if !recording, let bundled = Bundle.module.url(forResource: "Transcripts", withExtension: nil),

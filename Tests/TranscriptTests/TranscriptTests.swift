@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import WizardTesting
 
 /// The real binary in a pseudo-terminal, compared with the recorded transcripts in `Transcripts/`.
 ///
 /// Each scenario runs in its own temporary folder (database and HOME), so they run in parallel.
-/// `SIGNUP_RECORD=1 swift test --filter TranscriptTests` rewrites the expected sections in the
+/// `WIZARD_RECORD=1 swift test --filter TranscriptTests` rewrites the expected sections in the
 /// source tree instead of comparing them.
 @Suite struct TranscriptTests {
     /// How long one wait may take before the child is killed and the scenario fails.
@@ -83,7 +84,7 @@ import Testing
                 Issue.record("\(name): the screen differs (- expected, + actual):\n\(lineDiff(expected: expected, actual: screen))")
             }
         } else {
-            Issue.record("\(name) has no --- screen section: run with SIGNUP_RECORD=1 to record it")
+            Issue.record("\(name) has no --- screen section: run with WIZARD_RECORD=1 to record it")
         }
         if transcript.pipeStandardOutput {
             let expectedOutput = transcript.standardOutput ?? ""

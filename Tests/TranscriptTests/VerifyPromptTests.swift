@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import WizardTesting
 
 /// `signup verify` at a terminal: a masked prompt, the answer as the exit code.
 @Suite struct VerifyPromptTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import WizardTesting
 
 /// The window size comes from outside (an SSH client chooses it, and changes it at will): a
 /// hostile one neither exhausts memory nor ends the run. libedit sized its screen buffers from it

@@ -133,9 +133,10 @@ else
     done
 fi
 # A consumer of the forms alone (core, runner, strength) with `traits: []`: it does not resolve
-# swift-argument-parser (nor its plugins), and its form runs.
+# swift-argument-parser (nor its plugins), its form runs in one call, and its test target drives
+# that form with WizardTesting, through a pipe and at a pseudo-terminal, without an executable.
 lean="$work/lean"
-mkdir -p "$lean/Sources/lean"
+mkdir -p "$lean/Sources/lean" "$lean/Sources/LeanForm" "$lean/Tests/LeanTests"
 cat >"$lean/Package.swift" <<EOF
 // swift-tools-version:6.1
 import PackageDescription
@@ -144,15 +145,17 @@ let package = Package(
     name: "lean",
     dependencies: [.package(path: "$root", traits: [])],
     targets: [
-        .executableTarget(name: "lean", dependencies: [
+        .target(name: "LeanForm", dependencies: [
             .product(name: "SignupCore", package: "$identity"),
             .product(name: "WizardTerminal", package: "$identity"),
             .product(name: "PasswordStrength", package: "$identity"),
         ]),
+        .executableTarget(name: "lean", dependencies: ["LeanForm"]),
+        .testTarget(name: "LeanTests", dependencies: ["LeanForm", .product(name: "WizardTesting", package: "$identity")]),
     ]
 )
 EOF
-cat >"$lean/Sources/lean/main.swift" <<'EOF'
+cat >"$lean/Sources/LeanForm/LeanForm.swift" <<'EOF'
 import PasswordStrength
 import SignupCore
 import WizardTerminal
@@ -162,11 +165,45 @@ let form = Form(fields: [
     Field(nick, label: "Nick", rules: [.required(), .minLength(3)]),
     Field(secret, label: "Secret", rules: PasswordPolicy.standard.rules(strength: .zxcvbn), isSecret: true),
 ])
-let runner = try TerminalRunner(RunnerOptions(programName: "lean"))
-var wizard = Wizard<String>(form: form, mode: runner.mode)
-let outcome = runner.run(&wizard) { form in .succeeded(form.text(nick)) }
-runner.close()
-if case .succeeded(let nick) = outcome { print("hello \(nick)") } else { print("no") }
+
+/// The whole program: the form in one call, then its result.
+public func lean() async {
+    let name = await form.runOrExit(RunnerOptions(programName: "lean")) { form in form.text(nick) }
+    print("hello \(VisibleText.of(name))")
+}
+EOF
+cat >"$lean/Sources/lean/main.swift" <<'EOF'
+import LeanForm
+
+await lean()
+EOF
+cat >"$lean/Tests/LeanTests/LeanTests.swift" <<'EOF'
+import Glibc
+import LeanForm
+import Testing
+import WizardTesting
+
+@Test func aScriptThatEndsEarlyExits66() async throws {
+    let run = try await ScriptRun("bob\n") { await lean() }
+    #expect(run.status == 66)
+    #expect(run.standardError.hasSuffix("error: input ended before \"Secret\" was answered\n"))
+}
+
+@Test func aPersonAtATerminalIsGreeted() async throws {
+    let terminal = try await PseudoTerminal.start(pipeStandardOutput: true) { await lean() }
+    defer { terminal.kill(SIGKILL) }
+    try terminal.expect("Nick: ", timeout: 30)
+    try terminal.send("bob\r")
+    try terminal.expect("Secret: ")
+    #expect(terminal.waitForEchoOff())
+    try terminal.send("Granite-Lantern-58\r")
+    try terminal.expect("Submit? [Y/n/e] ")
+    try terminal.send("y\r")
+    #expect(try terminal.wait() == .exited(0))
+    try terminal.readAll()
+    #expect(String(decoding: terminal.standardOutput, as: UTF8.self) == "hello bob\n")
+    #expect(!terminal.screen.contains("Granite"))
+}
 EOF
 lean_scratch="$scratch-lean"
 if ! lean_log="$(cd "$lean" && swift build --scratch-path "$lean_scratch" 2>&1)"; then
@@ -182,6 +219,12 @@ else
     done
     lean_out="$(printf 'bob\nGranite-Lantern-58\n' | "$lean_scratch/debug/lean" 2>/dev/null)"
     [ "$lean_out" = "hello bob" ] || { echo "consumer: FAIL the forms-only package's form printed [$lean_out]"; status=1; }
+    if ! lean_tests="$(cd "$lean" && swift test --scratch-path "$lean_scratch" --disable-xctest 2>&1)" \
+        || ! echo "$lean_tests" | grep -q "Test run with 2 tests.* passed"; then
+        echo "$lean_tests" | tail -n 30
+        echo "consumer: FAIL the forms-only package's WizardTesting tests did not pass"
+        status=1
+    fi
 fi
-[ "$status" -eq 0 ] && echo "consumer: an outside package imports every library product and runs its form; one using only the forms does not resolve swift-argument-parser"
+[ "$status" -eq 0 ] && echo "consumer: an outside package imports every library product and runs its form; one using only the forms does not resolve swift-argument-parser, and its WizardTesting tests pass"
 exit "$status"

@@ -7,13 +7,16 @@ import Glibc
 /// side opened by name as descriptor 0 (so it becomes the controlling terminal: byte
 /// 0x03 sent to it is SIGINT) and duplicated to 1 and 2. Every wait has a deadline; the
 /// child is killed when the value goes away.
-final class PseudoTerminal {
+public final class PseudoTerminal {
     /// How the child ended.
-    enum Termination: Equatable, CustomStringConvertible {
+    public enum Termination: Equatable, Sendable, CustomStringConvertible {
+        /// It exited with this status.
         case exited(Int32)
+        /// This signal killed it.
         case signaled(Int32)
 
-        var description: String {
+        /// `exited(130)`, `signaled(9)`.
+        public var description: String {
             switch self {
             case .exited(let code): "exited(\(code))"
             case .signaled(let sig): "signaled(\(sig))"
@@ -22,13 +25,17 @@ final class PseudoTerminal {
     }
 
     /// A failure with what the terminal showed so far.
-    struct Failure: Error, CustomStringConvertible {
-        let message: String
-        var description: String { message }
+    public struct Failure: Error, CustomStringConvertible {
+        /// What failed, and what the terminal showed.
+        public let message: String
+        /// The message.
+        public var description: String { message }
+        /// A failure saying `message`.
+        public init(message: String) { self.message = message }
     }
 
     /// The pinned environment tests start from: `PATH`, `TERM=xterm`, 80×24, UTF-8, no colour, no backtracer.
-    static func environment(_ overrides: [String: String?] = [:]) -> [String: String] {
+    public static func environment(_ overrides: [String: String?] = [:]) -> [String: String] {
         var environment = [
             "PATH": getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin",
             "HOME": "/nonexistent",
@@ -47,11 +54,11 @@ final class PseudoTerminal {
     }
 
     /// The child's process id.
-    let pid: pid_t
+    public let pid: pid_t
     /// Everything read from the terminal so far, raw (`\r\n` line endings, escape sequences).
-    private(set) var transcript: [UInt8] = []
+    public private(set) var transcript: [UInt8] = []
     /// Everything read from standard output, when it is a pipe.
-    private(set) var standardOutput: [UInt8] = []
+    public private(set) var standardOutput: [UInt8] = []
 
     private var master: Int32
     private var outputPipe: Int32
@@ -62,8 +69,18 @@ final class PseudoTerminal {
     ///
     /// With `pipeStandardOutput`, standard output is a pipe (read it with `standardOutput`),
     /// while standard input and standard error stay on the terminal.
-    init(executable: String, arguments: [String] = [], environment: [String: String] = PseudoTerminal.environment(),
-         rows: UInt16 = 24, columns: UInt16 = 80, pipeStandardOutput: Bool = false) throws {
+    public convenience init(executable: String, arguments: [String] = [], environment: [String: String] = PseudoTerminal.environment(),
+                            rows: UInt16 = 24, columns: UInt16 = 80, pipeStandardOutput: Bool = false) throws {
+        try self.init(executable: executable, arguments: arguments, environment: environment, rows: rows, columns: columns,
+                      pipeStandardOutput: pipeStandardOutput, standardDescriptorsAt: 0)
+    }
+
+    /// Starts the child with the terminal as descriptors `first`, `first + 1` and `first + 2`
+    /// (the second the output pipe, when there is one); 0 makes them its standard ones, a form
+    /// child (``start(environment:rows:columns:pipeStandardOutput:isolation:_:)``) gets
+    /// `/dev/null` there until it moves them itself.
+    init(executable: String, arguments: [String], environment: [String: String],
+         rows: UInt16, columns: UInt16, pipeStandardOutput: Bool, standardDescriptorsAt first: Int32) throws {
         var master: Int32 = -1
         var slave: Int32 = -1
         var name = [CChar](repeating: 0, count: 4096)
@@ -79,37 +96,30 @@ final class PseudoTerminal {
             throw Self.failure("pipe")
         }
         for fd in [master, slave] + pipeEnds where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        if pipeEnds[1] >= 0, pipeEnds[1] <= first + 2 {
+            // Above the descriptors the child's file actions open: they would close it before its dup2.
+            let high = fcntl(pipeEnds[1], F_DUPFD_CLOEXEC, first + 3)
+            Glibc.close(pipeEnds[1])
+            pipeEnds[1] = high
+        }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, name, O_RDWR, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeStandardOutput ? pipeEnds[1] : 0, 1)
-        posix_spawn_file_actions_adddup2(&actions, 0, 2)
-        for fd in [master, slave] + pipeEnds where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        if first > 0 {
+            for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0) }
+        }
+        // Opened by name after setsid (POSIX_SPAWN_SETSID): the terminal becomes the child's controlling one.
+        posix_spawn_file_actions_addopen(&actions, first, name, O_RDWR, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeStandardOutput ? pipeEnds[1] : first, first + 1)
+        posix_spawn_file_actions_adddup2(&actions, first, first + 2)
+        for fd in [master, slave] + pipeEnds where fd > first + 2 { posix_spawn_file_actions_addclose(&actions, fd) }
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        let setSessionID: Int32 = 0x80  // POSIX_SPAWN_SETSID, which Swift's Glibc does not import
-        posix_spawnattr_setflags(&attributes, Int16(setSessionID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawn = executable.contains("/") ? posix_spawn : posix_spawnp
-        let status = spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard status == 0 else {
+        let status = Spawn.run(executable, arguments, environment, &actions)
+        guard case .success(let pid) = status else {
             Glibc.close(master)
             if pipeEnds[0] >= 0 { Glibc.close(pipeEnds[0]) }
-            throw Failure(message: "posix_spawn \(executable): \(String(cString: strerror(status)))")
+            throw Failure(message: "posix_spawn \(executable): \(status)")
         }
         self.pid = pid
         self.master = master
@@ -128,7 +138,7 @@ final class PseudoTerminal {
     }
 
     /// The transcript as text (invalid UTF-8 repaired), optionally with `\r\n` turned into `\n`.
-    func text(normalizingLineEndings: Bool = false) -> String {
+    public func text(normalizingLineEndings: Bool = false) -> String {
         guard normalizingLineEndings else { return String(decoding: transcript, as: UTF8.self) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(transcript.count)
@@ -140,10 +150,24 @@ final class PseudoTerminal {
     }
 
     /// Types `text` (its UTF-8 bytes) at the terminal: "\r" is Enter, "\u{03}" Ctrl-C, "\u{04}" Ctrl-D.
-    func send(_ text: String) throws { try send(bytes: Array(text.utf8)) }
+    public func send(_ text: String) throws { try send(bytes: Array(text.utf8)) }
+
+    /// Types `text` one key (character) at a time as a person does, waiting between keys the
+    /// gaps of `gapsMilliseconds` in turn (a person or a slow auto-type: 30 to 200 ms), reading
+    /// the terminal meanwhile.
+    public func type(_ text: String, gapsMilliseconds: [Int]) throws {
+        precondition(!gapsMilliseconds.isEmpty, "type needs at least one gap")
+        for (index, key) in text.enumerated() {
+            if index > 0 {
+                let deadline = Self.now() + Double(gapsMilliseconds[index % gapsMilliseconds.count]) / 1000
+                while case let remaining = deadline - Self.now(), remaining > 0 { pump(milliseconds: Int32(remaining * 1000) + 1) }
+            }
+            try send(String(key))
+        }
+    }
 
     /// Writes raw bytes to the terminal.
-    func send(bytes: [UInt8]) throws {
+    public func send(bytes: [UInt8]) throws {
         var offset = 0
         let deadline = Self.now() + 5
         while offset < bytes.count {
@@ -161,7 +185,7 @@ final class PseudoTerminal {
 
     /// Waits until the output after the previous match contains `text`, then moves past it; returns the output before it.
     @discardableResult
-    func expect(_ text: String, timeout: Double = 5) throws -> String {
+    public func expect(_ text: String, timeout: Double = 5) throws -> String {
         let needle = Array(text.utf8)
         let deadline = Self.now() + timeout
         while true {
@@ -182,7 +206,7 @@ final class PseudoTerminal {
 
     /// Reads until the child has exited and the terminal is closed; returns the output after the last match.
     @discardableResult
-    func readAll(timeout: Double = 10) throws -> String {
+    public func readAll(timeout: Double = 10) throws -> String {
         let deadline = Self.now() + timeout
         while master >= 0 || (outputPipe >= 0) || termination == nil {
             if termination == nil { reap(flags: WNOHANG) }
@@ -200,7 +224,7 @@ final class PseudoTerminal {
 
     /// Waits for the child to end (reading its output meanwhile so it cannot block on a full terminal).
     @discardableResult
-    func wait(timeout: Double = 10) throws -> Termination {
+    public func wait(timeout: Double = 10) throws -> Termination {
         let deadline = Self.now() + timeout
         while termination == nil {
             reap(flags: WNOHANG)
@@ -215,14 +239,14 @@ final class PseudoTerminal {
     }
 
     /// Sends `signal` to the child, if it has not been reaped.
-    func kill(_ signal: Int32) {
+    public func kill(_ signal: Int32) {
         guard termination == nil else { return }
         Glibc.kill(pid, signal)
     }
 
     /// Reads until the terminal has been quiet for `quiet` seconds (at most `timeout`): the
     /// child has drawn everything the keys sent so far asked for.
-    func settle(quiet: Double = 0.5, timeout: Double = 10) {
+    public func settle(quiet: Double = 0.5, timeout: Double = 10) {
         let deadline = Self.now() + timeout
         var lastCount = transcript.count
         var quietSince = Self.now()
@@ -239,7 +263,7 @@ final class PseudoTerminal {
 
     /// Ctrl-Z to a job of the interactive shell running here (prompt `$ `), then `fg`; returns
     /// once the job has drawn `prompt` again.
-    func stopAndContinue(redrawing prompt: String) throws {
+    public func stopAndContinue(redrawing prompt: String) throws {
         try send(bytes: [0x1A])  // Ctrl-Z
         try expect("Stopped")
         try expect("$ ")
@@ -248,14 +272,14 @@ final class PseudoTerminal {
     }
 
     /// Sets the terminal's size; the child gets SIGWINCH.
-    func setWindowSize(rows: UInt16, columns: UInt16) throws {
+    public func setWindowSize(rows: UInt16, columns: UInt16) throws {
         var size = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
         guard ioctl(master, UInt(TIOCSWINSZ), &size) == 0 else { throw Self.failure("ioctl(TIOCSWINSZ)") }
     }
 
     /// Whether the terminal's echo went off within `timeout` seconds (the child started reading a secret).
     /// On Linux the master reports the slave's mode.
-    func waitForEchoOff(timeout: Double = 5) -> Bool {
+    public func waitForEchoOff(timeout: Double = 5) -> Bool {
         let deadline = Self.now() + timeout
         var mode = termios()
         repeat {
@@ -306,8 +330,7 @@ final class PseudoTerminal {
         var status: Int32 = 0
         let result = waitpid(pid, &status, flags)
         guard result == pid else { return }
-        let signal = status & 0x7F
-        termination = signal == 0 ? .exited((status >> 8) & 0xFF) : .signaled(signal)
+        termination = Spawn.termination(status)
     }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Range<Int>? {
@@ -319,11 +342,7 @@ final class PseudoTerminal {
         return nil
     }
 
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
+    private static func now() -> Double { Spawn.now() }
 
     private static func failure(_ call: String) -> Failure {
         Failure(message: "\(call): \(String(cString: strerror(errno)))")

@@ -21,8 +21,9 @@
 /// character, CJK or emoji, takes two columns); `\b` never goes up a row. A resize cuts
 /// every row to the new width without re-wrapping, as xterm does, and leaves the cursor on
 /// its row.
-struct Screen {
-    static func render(_ bytes: [UInt8]) -> String {
+public struct Screen: Sendable {
+    /// The screen of a terminal without a width (no wrapping) after `bytes`.
+    public static func render(_ bytes: [UInt8]) -> String {
         var screen = Screen(width: nil)
         screen.feed(bytes)
         return screen.text
@@ -30,7 +31,7 @@ struct Screen {
 
     /// The screen of a terminal `width` columns wide after `bytes`; each resize takes effect
     /// after the first `at` bytes.
-    static func render(_ bytes: [UInt8], width: Int, resizes: [(at: Int, width: Int)] = []) -> String {
+    public static func render(_ bytes: [UInt8], width: Int, resizes: [(at: Int, width: Int)] = []) -> String {
         var screen = Screen(width: width)
         var start = 0
         for resize in resizes.sorted(by: { $0.at < $1.at }) {
@@ -42,15 +43,17 @@ struct Screen {
         return screen.text
     }
 
-    private(set) var width: Int?
+    /// Columns, or nil for rows that never wrap.
+    public private(set) var width: Int?
     private var lines: [[String]] = []
     private var line: [String] = []
     private var column = 0
 
-    init(width: Int?) { self.width = width }
+    /// An empty screen `width` columns wide (nil: rows never wrap).
+    public init(width: Int?) { self.width = width }
 
     /// The rows shown: trailing spaces and trailing empty rows dropped.
-    var text: String {
+    public var text: String {
         var text = (lines + [line]).map { cells in
             var row = cells.joined()
             while row.hasSuffix(" ") { row.removeLast() }
@@ -60,7 +63,8 @@ struct Screen {
         return text.joined(separator: "\n")
     }
 
-    mutating func resize(to newWidth: Int) {
+    /// The window resized: every row cut to `newWidth`, as xterm does.
+    public mutating func resize(to newWidth: Int) {
         width = newWidth
         lines = lines.map { Array($0.prefix(newWidth)) }
         line = Array(line.prefix(newWidth))
@@ -68,7 +72,7 @@ struct Screen {
     }
 
     /// Columns a character takes with a width: 2 for East Asian wide characters and emoji.
-    static func columns(_ scalar: Unicode.Scalar) -> Int {
+    public static func columns(_ scalar: Unicode.Scalar) -> Int {
         let wide: [ClosedRange<UInt32>] = [0x1100...0x115F, 0x2E80...0x303E, 0x3041...0xA4CF, 0xAC00...0xD7A3,
                                            0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
                                            0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD]
@@ -91,7 +95,8 @@ struct Screen {
         }
     }
 
-    mutating func feed(_ bytes: [UInt8]) {
+    /// Replays `bytes` written to the terminal.
+    public mutating func feed(_ bytes: [UInt8]) {
         let scalars = Array(String(decoding: bytes, as: UTF8.self).unicodeScalars)
         let lastColumn = width.map { $0 - 1 } ?? Int.max
         var index = 0

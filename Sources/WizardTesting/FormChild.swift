@@ -1,0 +1,196 @@
+import Glibc
+import Synchronization
+import Testing
+
+extension PseudoTerminal {
+    /// Runs `form` in a child process at a new pseudo-terminal and returns the terminal to drive;
+    /// call it from a `@Test` function.
+    ///
+    /// The child is this test binary started again for the calling test alone (as a death test
+    /// is): it runs the test up to this call, then `form` with the terminal as its standard
+    /// input, output and error and as its controlling terminal, so Ctrl-C (`"\u{03}"`) is SIGINT,
+    /// Ctrl-Z stops it and the window size is the terminal's. It exits when `form` returns (0)
+    /// or with the status `form` exits with (`Form.runOrExit`'s). What runs before the call in
+    /// the test runs twice; the n-th call of a test runs the n-th form. A parameterized test
+    /// gets an error: every case of the test would run in the child.
+    ///
+    /// ```swift
+    /// let terminal = try await PseudoTerminal.start { _ = await signUpForm.runOrExit(submit: save) }
+    /// try terminal.expect("Username: ")
+    /// ```
+    public static func start(
+        environment: [String: String] = PseudoTerminal.environment(), rows: UInt16 = 24, columns: UInt16 = 80,
+        pipeStandardOutput: Bool = false, isolation: isolated (any Actor)? = #isolation, _ form: () async -> Void
+    ) async throws -> PseudoTerminal {
+        let child = try FormChild.next()
+        if child.isThisProcess { await child.run(form) }
+        var environment = environment
+        environment[FormChild.variable] = child.marker
+        return try PseudoTerminal(
+            executable: FormChild.executable, arguments: child.arguments, environment: environment,
+            rows: rows, columns: columns, pipeStandardOutput: pipeStandardOutput, standardDescriptorsAt: 3)
+    }
+}
+
+/// A form run through pipes, as a script runs it: what it wrote and how it ended.
+public struct ScriptRun: Sendable {
+    /// How the child ended: `.exited(66)` for input that ended early, with `Form.runOrExit`.
+    public let termination: PseudoTerminal.Termination
+    /// Everything written to standard output (the program's result).
+    public let standardOutput: String
+    /// Everything written to standard error (the conversation, the errors).
+    public let standardError: String
+
+    /// The exit status, or 128 plus the signal that ended the child, as a shell says it.
+    public var status: Int32 {
+        switch termination {
+        case .exited(let code): code
+        case .signaled(let signal): 128 + signal
+        }
+    }
+
+    /// Runs `form` in a child process (as ``PseudoTerminal/start(environment:rows:columns:pipeStandardOutput:isolation:_:)``
+    /// does) with `input` on a pipe as standard input, and waits at most `timeout` seconds for it
+    /// to end; call it from a `@Test` function.
+    ///
+    /// ```swift
+    /// let run = try await ScriptRun("bob\n") { _ = await signUpForm.runOrExit(submit: save) }
+    /// #expect(run.status == 66)
+    /// ```
+    public init(
+        _ input: String, environment: [String: String] = PseudoTerminal.environment(), timeout: Double = 20,
+        isolation: isolated (any Actor)? = #isolation, _ form: () async -> Void
+    ) async throws {
+        let child = try FormChild.next()
+        if child.isThisProcess { await child.run(form) }
+        var environment = environment
+        environment[FormChild.variable] = child.marker
+        self = try Self.spawn(input, child.arguments, environment, timeout: timeout)
+    }
+
+    private init(termination: PseudoTerminal.Termination, standardOutput: [UInt8], standardError: [UInt8]) {
+        self.termination = termination
+        self.standardOutput = String(decoding: standardOutput, as: UTF8.self)
+        self.standardError = String(decoding: standardError, as: UTF8.self)
+    }
+
+    private static func spawn(_ input: String, _ arguments: [String], _ environment: [String: String], timeout: Double) throws -> ScriptRun {
+        // Each pipe's child end goes to descriptor 3, 4 or 5; the parent's ends are close-on-exec.
+        var ends: [[Int32]] = []
+        defer { for pair in ends { for fd in pair where fd >= 0 { Glibc.close(fd) } } }
+        for _ in 0..<3 {
+            var pair: [Int32] = [-1, -1]
+            guard pipe(&pair) == 0 else { throw PseudoTerminal.Failure(message: "pipe: \(String(cString: strerror(errno)))") }
+            ends.append(pair.map { fd in
+                let high = fcntl(fd, F_DUPFD_CLOEXEC, 10)  // above 0...5, which the file actions open
+                Glibc.close(fd)
+                return high
+            })
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0) }
+        posix_spawn_file_actions_adddup2(&actions, ends[0][0], 3)
+        posix_spawn_file_actions_adddup2(&actions, ends[1][1], 4)
+        posix_spawn_file_actions_adddup2(&actions, ends[2][1], 5)
+        guard case .success(let pid) = Spawn.run(FormChild.executable, arguments, environment, &actions) else {
+            throw PseudoTerminal.Failure(message: "posix_spawn \(FormChild.executable) failed")
+        }
+        for index in 0..<3 {  // the child's ends, closed here so end of file comes when it is done
+            let child = index == 0 ? 0 : 1
+            Glibc.close(ends[index][child])
+            ends[index][child] = -1
+        }
+        var toWrite = Array(input.utf8)[...]
+        var output: [[UInt8]] = [[], []]
+        let deadline = Spawn.now() + timeout
+        while ends[0][1] >= 0 || ends[1][0] >= 0 || ends[2][0] >= 0 {
+            guard Spawn.now() < deadline else {
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+                throw PseudoTerminal.Failure(message: "the form still ran after \(timeout) s; it wrote \(String(decoding: output[1], as: UTF8.self).debugDescription)")
+            }
+            if ends[0][1] >= 0, toWrite.isEmpty {
+                Glibc.close(ends[0][1])
+                ends[0][1] = -1
+            }
+            var fds = [pollfd(fd: ends[0][1], events: Int16(POLLOUT), revents: 0),
+                       pollfd(fd: ends[1][0], events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: ends[2][0], events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 3, 100) > 0 else { continue }
+            if fds[0].revents & Int16(POLLOUT) != 0 {
+                let written = toWrite.withUnsafeBytes { Glibc.write(ends[0][1], $0.baseAddress, min($0.count, 4096)) }
+                if written > 0 { toWrite = toWrite.dropFirst(written) }
+            }
+            if fds[0].revents & Int16(POLLERR | POLLHUP) != 0 {  // the child stopped reading: the rest is not wanted
+                toWrite = []
+            }
+            for index in 1...2 where fds[index].revents != 0 {
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                let got = buffer.withUnsafeMutableBytes { Glibc.read(ends[index][0], $0.baseAddress, $0.count) }
+                if got > 0 {
+                    output[index - 1] += buffer[0..<got]
+                } else if got == 0 || errno != EINTR {
+                    Glibc.close(ends[index][0])
+                    ends[index][0] = -1
+                }
+            }
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        return ScriptRun(termination: Spawn.termination(status), standardOutput: output[0], standardError: output[1])
+    }
+}
+
+/// The test binary started again to run one form: which start of which test it is.
+struct FormChild {
+    /// Set in the child's environment to ``marker``: the start that is to run its form there.
+    static let variable = "WIZARD_TESTING_FORM"
+    /// The starts made so far by each test in this process: the n-th start of a test runs its n-th form.
+    private static let starts = Mutex<[String: Int]>([:])
+
+    /// `n test-id`: the n-th start of that test.
+    let marker: String
+    /// The arguments that make the test binary run that test alone.
+    let arguments: [String]
+
+    /// Whether this process is the child started for this start.
+    var isThisProcess: Bool { getenv(Self.variable).map { String(cString: $0) } == marker }
+
+    /// The test binary: the executable of this process.
+    static let executable: String = {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return count > 0 ? String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+    }()
+
+    /// The next start of the current test.
+    static func next() throws -> FormChild {
+        guard let test = Test.current else {
+            throw PseudoTerminal.Failure(message: "a form runs in a child only from a @Test function (Test.current is nil)")
+        }
+        guard !test.isParameterized else {
+            throw PseudoTerminal.Failure(message: "a parameterized test cannot run a form in a child: each of its cases would run there")
+        }
+        let id = "\(test.id)"
+        let count = starts.withLock { starts in
+            defer { starts[id, default: 0] += 1 }
+            return starts[id, default: 0]
+        }
+        // The test's id, with its file and line, as a pattern that matches it alone.
+        let pattern = String(id.flatMap { "\\^$.|?*+()[]{}".contains($0) ? ["\\", $0] : [$0] })
+        return FormChild(marker: "\(count) \(id)", arguments: ["--testing-library", "swift-testing", "--filter", pattern])
+    }
+
+    /// In the child: the descriptors the parent put at 3, 4 and 5 become standard input, output
+    /// and error, `form` runs, and the process exits (0 when `form` returns).
+    func run(_ form: () async -> Void, isolation: isolated (any Actor)? = #isolation) async -> Never {
+        fflush(nil)  // nothing the test runner buffered goes to the form's output
+        for fd: Int32 in 0...2 { dup2(fd + 3, fd) }
+        for fd: Int32 in 3...5 { close(fd) }
+        await form()
+        exit(0)
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import SignupCore
+import Testing
+import WizardTerminal
+import WizardTesting
+
+/// `Form.runOrExit`, the one call a program runs its form with, in child processes started by
+/// WizardTesting: how each ending exits, through pipes and at a pseudo-terminal.
+@Suite struct OneCallTests {
+    enum Keys {
+        static let username = FieldKey<String>("username")
+        static let password = FieldKey<String>("password")
+        static let age = FieldKey<Int>("age")
+    }
+
+    static let form = Form(fields: [
+        Field(Keys.username, label: "Username", rules: [.required(), .minLength(3)], normalize: Field.trimmingWhiteSpace),
+        Field(Keys.password, label: "Password", rules: [.required(), .minLength(8)], isSecret: true),
+        Field(Keys.age, label: "Age", rules: [.required(), .range(13...120)]),
+    ])
+
+    /// What a submit throws when its server cannot be reached.
+    struct Outage: Error, CustomStringConvertible {
+        var description: String { "the server is down" }
+    }
+
+    /// The program a user writes: one call, then its own result line.
+    static func program() async {
+        let username = await form.runOrExit(RunnerOptions(programName: "join")) { form in
+            let name = form.text(Keys.username)
+            guard name != "admin" else { throw FieldError(field: Keys.username.name, code: "username.taken", message: "That name is taken") }
+            guard name != "down" else { throw Outage() }
+            return name
+        }
+        print("Welcome, \(VisibleText.of(username))")
+    }
+
+    @Test func aScriptThatAnswersEverythingGetsTheResult() async throws {
+        let run = try await ScriptRun("bob\nlong-enough\n42\n") { await Self.program() }
+        #expect(run.termination == .exited(0), "\(run.standardError)")
+        #expect(run.standardOutput == "Welcome, bob\n")
+        #expect(!run.standardError.contains("long-enough"), "a secret was echoed: \(run.standardError)")
+    }
+
+    @Test func inputEndingEarlyExits66NamingTheField() async throws {
+        let run = try await ScriptRun("bo\nlong-enough\n") { await Self.program() }
+        #expect(run.termination == .exited(66))
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError.hasSuffix("""
+            error: username: Use at least 3 characters
+            error: input ended before "Age" was answered
+
+            """), "\(run.standardError)")
+    }
+
+    @Test func aRefusedSubmitExits65WithTheErrorOnItsField() async throws {
+        let run = try await ScriptRun("admin\nlong-enough\n42\n") { await Self.program() }
+        #expect(run.termination == .exited(65))
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError.hasSuffix("error: username: That name is taken\n"), "\(run.standardError)")
+    }
+
+    @Test func anUnavailableSubmitExits69SayingWhyToAScript() async throws {
+        let run = try await ScriptRun("down\nlong-enough\n42\n") { await Self.program() }
+        #expect(run.termination == .exited(69))
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError.hasSuffix("error: The form could not be submitted: the server is down.\n"), "\(run.standardError)")
+    }
+
+    /// Every case of a parameterized test would run in the child: refused with a reason instead.
+    @Test(arguments: ["bob\n"]) func aParameterizedTestCannotRunAForm(input: String) async {
+        await #expect(throws: PseudoTerminal.Failure.self) { try await ScriptRun(input) { await Self.program() } }
+    }
+
+    @Test func controlCAtATerminalAsksToDiscardThenExits130() async throws {
+        let terminal = try await PseudoTerminal.start(pipeStandardOutput: true) { await Self.program() }
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 20)
+        try terminal.send("bob\r")
+        try terminal.expect("Password: ")
+        #expect(terminal.waitForEchoOff())
+        try terminal.send("secret-sq\u{03}")
+        try terminal.expect("Discard your answers? [y/N] ")
+        try terminal.send("y\r")
+        #expect(try terminal.wait() == .exited(130))
+        try terminal.readAll()
+        #expect(terminal.standardOutput.isEmpty)
+        #expect(!terminal.screen.contains("secret-sq"), "the masked answer was shown: \(terminal.screen)")
+    }
+
+    @Test func declinedAtTheReviewExits1() async throws {
+        let terminal = try await PseudoTerminal.start { await Self.program() }
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 20)
+        try terminal.send("bob\r")
+        try terminal.expect("Password: ")
+        try terminal.send("long-enough\r")
+        try terminal.expect("Age: ")
+        try terminal.send("42\r")
+        try terminal.expect("Submit? [Y/n/e] ")
+        try terminal.send("n\r")
+        #expect(try terminal.wait() == .exited(1))
+    }
+
+    /// What a person sees from start to welcome, against the transcript beside this file.
+    @Test func theConversationMatchesItsTranscript() async throws {
+        let terminal = try await PseudoTerminal.start { await Self.program() }
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 20)
+        try terminal.send("admin\r")
+        try terminal.expect("Password: ")
+        try terminal.send("short\r")
+        try terminal.expect("Password: ")
+        try terminal.send("long-enough\r")
+        try terminal.expect("Age: ")
+        try terminal.send("\u{04}")  // Ctrl-D: answers would be lost, so it asks
+        try terminal.expect("Discard your answers? [y/N] ")
+        try terminal.send("n\r")
+        try terminal.expect("Age: ")
+        try terminal.send("42\r")
+        try terminal.expect("Submit? [Y/n/e] ")
+        try terminal.send("y\r")
+        try terminal.expect("Username: ")  // the submit refused admin: asked again
+        try terminal.send("\u{15}bob\r")  // Ctrl-U clears the old answer
+        try terminal.expect("Submit? [Y/n/e] ")
+        try terminal.send("y\r")
+        #expect(try terminal.wait() == .exited(0))
+        try terminal.readAll()
+        expectTranscript(terminal.screen, matches: "Transcripts/one-call.transcript")
+    }
+}
+
+/// The transcript files of WizardTesting: a changed screen is reported with a diff, and
+/// recording writes the file.
+@Suite struct TranscriptFileTests {
+    static func scratch() throws -> String {
+        var template = Array("/tmp/wizard-testing-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw PseudoTerminal.Failure(message: "mkdtemp failed") }
+        return String(cString: made)
+    }
+
+    @Test func aChangedScreenIsReportedWithADiffAndRecordingRewritesIt() throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = TranscriptFile("form.transcript", besideTestFile: folder + "/MyTests.swift")
+        #expect(file.path == folder + "/form.transcript")
+        #expect(try file.compare("Username: bob\r\nAge: 42", recording: false) == .recorded(wasMissing: true))
+        #expect(try file.compare("Username: bob\nAge: 42\n", recording: false) == .matches)
+        guard case .differs(let diff) = try file.compare("Username: bob\nAge: 43\n", recording: false) else {
+            Issue.record("a changed line was not reported")
+            return
+        }
+        #expect(diff == "  Username: bob\n- Age: 42\n+ Age: 43")
+        #expect(try file.compare("Username: bob\nAge: 43\n", recording: true) == .recorded(wasMissing: false))
+        #expect(try file.compare("Username: bob\nAge: 43\n", recording: false) == .matches)
+    }
+
+    @Test func expectTranscriptRecordsAnIssueForAChangedScreen() throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/screen.transcript"
+        _ = try TranscriptFile(path, besideTestFile: #filePath).compare("Age: 42\n", recording: true)
+        withKnownIssue("the screen differs from the recorded transcript") {
+            expectTranscript("Age: 43\n", matches: path)
+        } matching: { issue in
+            "\(issue)".contains("- Age: 42") && "\(issue)".contains("+ Age: 43")
+        }
+        expectTranscript("Age: 42\n", matches: path)
+    }
+}

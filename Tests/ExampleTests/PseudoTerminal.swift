@@ -1,1 +1,0 @@
-../TranscriptTests/PseudoTerminal.swift

@@ -1,1 +1,0 @@
-../TranscriptTests/Screen.swift
