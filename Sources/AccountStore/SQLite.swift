@@ -80,6 +80,8 @@ final class SQLiteConnection: @unchecked Sendable {
         // descriptor signup opened with O_NOFOLLOW (SQLiteName).
         if !name.hasPrefix("/proc/self/fd/") { flags |= SQLITE_OPEN_NOFOLLOW }
         isReadOnly = mode != .readWrite
+        // libsqlite3 is loaded here, the first time (Sources/CSQLite): without it no database can be used.
+        if let failure = csqlite_failure() { throw StoreError.unavailable(reason: String(cString: failure)) }
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(name, &opened, flags, nil)
         guard code == SQLITE_OK, let opened else {
