@@ -5,7 +5,7 @@
 
 #define ARGON2_FUNCTIONS(X) X(argon2_encodedlen) X(argon2_error_message) X(argon2id_hash_encoded) X(argon2id_verify)
 
-SIGNUP_LAZY_LIBRARY(ARGON2_FUNCTIONS, "libargon2.so.1", "libargon2", "libargon2-1")
+SIGNUP_LAZY_LIBRARY(ARGON2_FUNCTIONS, "libargon2.so.1", "libargon2", "libargon2-1", (void)0)
 
 const char *cargon2_failure(void) { return ready() ? NULL : failure_text; }
 

@@ -15,7 +15,15 @@
     X(sqlite3_get_autocommit) X(sqlite3_last_insert_rowid) X(sqlite3_mutex_enter) X(sqlite3_mutex_leave) \
     X(sqlite3_open_v2) X(sqlite3_prepare_v2) X(sqlite3_reset) X(sqlite3_step)
 
-SIGNUP_LAZY_LIBRARY(SQLITE_FUNCTIONS, "libsqlite3.so.0", "libsqlite3", "libsqlite3-0")
+struct csqlite_row_functions csqlite_row;
+static void fill_row_functions(void);
+
+SIGNUP_LAZY_LIBRARY(SQLITE_FUNCTIONS, "libsqlite3.so.0", "libsqlite3", "libsqlite3-0", fill_row_functions())
+
+static void fill_row_functions(void) {
+    csqlite_row = (struct csqlite_row_functions){CALL(sqlite3_step), CALL(sqlite3_column_int64), CALL(sqlite3_column_text),
+                                                 CALL(sqlite3_column_bytes), CALL(sqlite3_column_type)};
+}
 
 const char *csqlite_failure(void) { return ready() ? NULL : failure_text; }
 
@@ -37,8 +45,8 @@ HIDDEN int sqlite3_close(sqlite3 *db) { return db == NULL ? SQLITE_OK : CALL(sql
 HIDDEN void sqlite3_mutex_enter(sqlite3_mutex *mutex) { if (mutex) CALL(sqlite3_mutex_enter)(mutex); }
 HIDDEN void sqlite3_mutex_leave(sqlite3_mutex *mutex) { if (mutex) CALL(sqlite3_mutex_leave)(mutex); }
 
-// Reached only with a connection or a statement libsqlite3 made: it is loaded. No check on the
-// way, since `list` calls the column functions a million times.
+// Reached only with a connection or a statement libsqlite3 made: it is loaded, no check on the
+// way. What every row calls (step, column_*) is not here: CSQLite.h calls it straight (csqlite_row).
 HIDDEN int sqlite3_close_v2(sqlite3 *db) { return CALL(sqlite3_close_v2)(db); }
 HIDDEN int sqlite3_busy_timeout(sqlite3 *db, int ms) { return CALL(sqlite3_busy_timeout)(db, ms); }
 HIDDEN int sqlite3_changes(sqlite3 *db) { return CALL(sqlite3_changes)(db); }
@@ -58,10 +66,5 @@ HIDDEN int sqlite3_bind_text(sqlite3_stmt *s, int i, const char *text, int bytes
     return CALL(sqlite3_bind_text)(s, i, text, bytes, destructor);
 }
 HIDDEN int sqlite3_clear_bindings(sqlite3_stmt *s) { return CALL(sqlite3_clear_bindings)(s); }
-HIDDEN int sqlite3_column_bytes(sqlite3_stmt *s, int column) { return CALL(sqlite3_column_bytes)(s, column); }
-HIDDEN sqlite3_int64 sqlite3_column_int64(sqlite3_stmt *s, int column) { return CALL(sqlite3_column_int64)(s, column); }
-HIDDEN const unsigned char *sqlite3_column_text(sqlite3_stmt *s, int column) { return CALL(sqlite3_column_text)(s, column); }
-HIDDEN int sqlite3_column_type(sqlite3_stmt *s, int column) { return CALL(sqlite3_column_type)(s, column); }
 HIDDEN int sqlite3_finalize(sqlite3_stmt *s) { return s == NULL ? SQLITE_OK : CALL(sqlite3_finalize)(s); }
 HIDDEN int sqlite3_reset(sqlite3_stmt *s) { return CALL(sqlite3_reset)(s); }
-HIDDEN int sqlite3_step(sqlite3_stmt *s) { return CALL(sqlite3_step)(s); }

@@ -5,7 +5,7 @@
 
 #define ZXCVBN_FUNCTIONS(X) X(ZxcvbnMatch) X(ZxcvbnFreeInfo)
 
-SIGNUP_LAZY_LIBRARY(ZXCVBN_FUNCTIONS, "libzxcvbn.so.0", "libzxcvbn", "libzxcvbn0")
+SIGNUP_LAZY_LIBRARY(ZXCVBN_FUNCTIONS, "libzxcvbn.so.0", "libzxcvbn", "libzxcvbn0", (void)0)
 
 const char *czxcvbn_failure(void) { return ready() ? NULL : failure_text; }
 

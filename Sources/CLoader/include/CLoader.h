@@ -15,8 +15,9 @@ int signup_load_library(const char *soname, const char *library, const char *pac
 /// Defines, in a loader's C file, the state of one library loaded on first use: FUNCTIONS(X) lists
 /// its functions as X(name); `static int ready(void)` loads it the first time (thread-safe) and
 /// says whether it is loaded; `static const char *failure_text` is why not; CALL(name) is the
-/// library's own function. Swift never sees this part of the header.
-#define SIGNUP_LAZY_LIBRARY(FUNCTIONS, soname, library, package)                                   \
+/// library's own function; `on_load` runs once, right after a load that succeeded, before any
+/// caller of ready() goes on. Swift never sees this part of the header.
+#define SIGNUP_LAZY_LIBRARY(FUNCTIONS, soname, library, package, on_load)                          \
     enum {                                                                                          \
         FUNCTIONS(SIGNUP_LAZY_INDEX) signup_lazy_count                                              \
     };                                                                                              \
@@ -29,6 +30,7 @@ int signup_load_library(const char *soname, const char *library, const char *pac
         signup_lazy_loaded = signup_load_library(soname, library, package, signup_lazy_names,       \
                                                  signup_lazy_slots, signup_lazy_count, failure_text, \
                                                  sizeof failure_text);                              \
+        if (signup_lazy_loaded) on_load;                                                            \
     }                                                                                               \
     static int ready(void) {                                                                        \
         pthread_once(&signup_lazy_once, signup_lazy_load);                                          \

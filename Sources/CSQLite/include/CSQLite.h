@@ -16,6 +16,23 @@ const char *csqlite_failure(void);
 // never string literals, in statements and in a file's schema alike.
 int csqlite_disable_double_quoted_strings(sqlite3 *db);
 
+// What every row of a statement calls (`list` a million times): libsqlite3's own functions, set
+// once it is loaded, called straight from Swift through these inline functions, so a row costs
+// one indirect call each, as through the PLT, not two. Only valid with a statement: it is loaded.
+struct csqlite_row_functions {
+    int (*step)(sqlite3_stmt *);
+    sqlite3_int64 (*column_int64)(sqlite3_stmt *, int);
+    const unsigned char *(*column_text)(sqlite3_stmt *, int);
+    int (*column_bytes)(sqlite3_stmt *, int);
+    int (*column_type)(sqlite3_stmt *, int);
+};
+extern struct csqlite_row_functions csqlite_row;
+static inline int csqlite_step(sqlite3_stmt *s) { return csqlite_row.step(s); }
+static inline sqlite3_int64 csqlite_column_int64(sqlite3_stmt *s, int column) { return csqlite_row.column_int64(s, column); }
+static inline const unsigned char *csqlite_column_text(sqlite3_stmt *s, int column) { return csqlite_row.column_text(s, column); }
+static inline int csqlite_column_bytes(sqlite3_stmt *s, int column) { return csqlite_row.column_bytes(s, column); }
+static inline int csqlite_column_type(sqlite3_stmt *s, int column) { return csqlite_row.column_type(s, column); }
+
 // SQLITE_TRANSIENT is a cast of -1 to a function pointer, a macro Swift does not import.
 static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }
 
