@@ -26,8 +26,21 @@ extension StrengthEstimator {
 /// The C side of `StrengthEstimator.zxcvbn`: every call owns its buffers, so calls may run concurrently.
 enum ZxcvbnEstimator {
     /// Loads libzxcvbn the first time; without it, says why and exits 74 (EX_IOERR, signup's storage failure).
+    ///
+    /// The estimate may be asked in the middle of a masked read (a live strength meter): a terminal
+    /// on standard input, output or error gets its line mode back (echo, line editing,
+    /// signals, CR/LF translation, as `stty sane` sets them) before the message.
     static func requireLibrary() {
         guard let failure = czxcvbn_failure() else { return }
+        for fd: Int32 in [0, 1, 2] where isatty(fd) == 1 {
+            var mode = termios()
+            guard tcgetattr(fd, &mode) == 0 else { continue }
+            for flag in [ECHO, ECHOE, ECHOK, ICANON, ISIG, IEXTEN] { mode.c_lflag |= tcflag_t(flag) }
+            mode.c_iflag |= tcflag_t(ICRNL)
+            mode.c_iflag &= ~(tcflag_t(INLCR) | tcflag_t(IGNCR))
+            mode.c_oflag |= tcflag_t(OPOST) | tcflag_t(ONLCR)
+            _ = tcsetattr(fd, TCSANOW, &mode)
+        }
         let message = "error: \(String(cString: failure))\n"
         _ = message.withCString { write(2, $0, strlen($0)) }
         exit(74)
