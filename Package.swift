@@ -38,10 +38,13 @@ let package = Package(
     targets: [
         // C libraries, each behind one module map and a shim header.
         .systemLibrary(name: "CLibedit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
-        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
-        // SQLite 3.37 or later (SQLITE_OPEN_EXRESCODE); Debian 12 has 3.40.1.
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
+        // libargon2, SQLite and zxcvbn-c: their headers (the -dev packages), and their functions
+        // loaded with dlopen on first use through CLoader, so a run that ends at its first prompt
+        // maps none of the three. SQLite 3.37 or later (SQLITE_OPEN_EXRESCODE); Debian 12 has 3.40.1.
+        .target(name: "CLoader"),
+        .target(name: "CArgon2", dependencies: ["CLoader"]),
+        .target(name: "CSQLite", dependencies: ["CLoader"]),
+        .target(name: "CZxcvbn", dependencies: ["CLoader"]),
         // Unicode normalization and case folding, called only from SignupCore/UnicodeText.swift
         // (Foundation's would bring ICU's 37 MB of data into every binary).
         // No pkgConfig: Debian's libutf8proc.pc adds -DUTF8PROC_EXPORTS, a flag SwiftPM refuses with a warning.

@@ -32,6 +32,8 @@ public enum PasswordHasher {
     /// The salt comes from `SystemRandomNumberGenerator` (`getrandom(2)` on
     /// Linux). Errors never contain the password.
     public static func hash(_ password: Secret, costs: PasswordPolicy.Argon2Costs = .standard) throws(StoreError) -> PasswordHash {
+        // libargon2 is loaded here, the first time (Sources/CArgon2).
+        if let failure = cargon2_failure() { throw .unavailable(reason: "cannot hash the password: \(String(cString: failure))") }
         let bytes = Array(normalized(password).utf8)
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<saltLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
@@ -108,7 +110,8 @@ extension PasswordHasher {
         case matches
         /// It is not.
         case doesNotMatch
-        /// The stored hash is not one signup can check (another algorithm, a damaged string, costs beyond reason).
+        /// The stored hash is not one signup can check (another algorithm, a damaged string, costs beyond
+        /// reason), or no hash can be checked: libargon2 cannot be loaded (the reason says so).
         case unusableHash(String)
     }
 
@@ -149,6 +152,8 @@ extension PasswordHasher {
             _ = verify(password, against: usable?.phc ?? dummyHash)
             return .doesNotMatch
         }
+        // Without libargon2 (loaded here the first time) no hash can be checked: say why.
+        if let failure = cargon2_failure() { return .unusableHash(String(cString: failure)) }
         let hash: PasswordHash
         do {
             hash = try PasswordHash(parsing: phc)

@@ -80,6 +80,8 @@ final class SQLiteConnection: @unchecked Sendable {
         // descriptor signup opened with O_NOFOLLOW (SQLiteName).
         if !name.hasPrefix("/proc/self/fd/") { flags |= SQLITE_OPEN_NOFOLLOW }
         isReadOnly = mode != .readWrite
+        // libsqlite3 is loaded here, the first time (Sources/CSQLite): without it no database can be used.
+        if let failure = csqlite_failure() { throw StoreError.unavailable(reason: String(cString: failure)) }
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(name, &opened, flags, nil)
         guard code == SQLITE_OK, let opened else {
@@ -175,7 +177,7 @@ final class SQLiteConnection: @unchecked Sendable {
 
         /// Advances to the next row: true on a row, false when done.
         func step() throws(SQLiteError) -> Bool {
-            switch sqlite3_step(raw) {
+            switch csqlite_step(raw) {
             case SQLITE_ROW: return true
             case SQLITE_DONE: return false
             case let code: throw connection.lastError(code)
@@ -188,27 +190,27 @@ final class SQLiteConnection: @unchecked Sendable {
         }
 
         func int64(_ column: Int32) -> Int64 {
-            sqlite3_column_int64(raw, column)
+            csqlite_column_int64(raw, column)
         }
 
         /// A text column of the current row, every byte of it: read by its length, so a NUL inside
         /// is kept; bytes that are not UTF-8 are repaired as Swift repairs any outside text.
         /// NULL reads as "".
         func text(_ column: Int32) -> String {
-            guard let bytes = sqlite3_column_text(raw, column) else { return "" }
-            let count = Int(sqlite3_column_bytes(raw, column))
+            guard let bytes = csqlite_column_text(raw, column) else { return "" }
+            let count = Int(csqlite_column_bytes(raw, column))
             return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
         }
 
         /// A text column's bytes as SQLite holds them, for `body` only: they are SQLite's, valid
         /// until the next step. NULL reads as no bytes.
         func withBytes<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
-            guard let bytes = sqlite3_column_text(raw, column) else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
-            return body(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(raw, column))))
+            guard let bytes = csqlite_column_text(raw, column) else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+            return body(UnsafeBufferPointer(start: bytes, count: Int(csqlite_column_bytes(raw, column))))
         }
 
         func isNull(_ column: Int32) -> Bool {
-            sqlite3_column_type(raw, column) == SQLITE_NULL
+            csqlite_column_type(raw, column) == SQLITE_NULL
         }
 
         /// A text column, nil when NULL.

@@ -47,6 +47,22 @@ import Testing
         #expect(libraries.contains("libidn2.so.0"))
     }
 
+    /// SQLite, zxcvbn and Argon2 are loaded when first used, never before the first prompt: a
+    /// session that goes no further maps none of them, a whole sign-up all three, and `list` SQLite alone.
+    @Test func sqliteZxcvbnAndArgon2WaitForTheirFirstUse() {
+        let box = Sandbox()
+        let lazy = ["libsqlite3.so.0", "libzxcvbn.so.0", "libargon2.so.1"]
+        let atPrompt = loadedLibraries(["--db", box.db], in: box)
+        #expect(!atPrompt.libraries.isEmpty, "LD_DEBUG=files said nothing: \(atPrompt.run.stderr.prefix(300))")
+        #expect(atPrompt.run.status == 66, "\(atPrompt.run.stderr.suffix(300))")
+        #expect(atPrompt.libraries.isDisjoint(with: lazy), "\(atPrompt.libraries.intersection(lazy)) before the first prompt")
+        let signUp = loadedLibraries(["--db", box.db], input: lines(answers), in: box)
+        #expect(signUp.run.status == 0, "\(signUp.run.stderr.suffix(300))")
+        #expect(signUp.libraries.isSuperset(of: lazy), "\(signUp.libraries)")
+        let list = loadedLibraries(["list", "--db", box.db], in: box)
+        #expect(list.libraries.contains("libsqlite3.so.0") && !list.libraries.contains("libargon2.so.1") && !list.libraries.contains("libzxcvbn.so.0"))
+    }
+
     /// Its sibling: a PostgreSQL database loads libpq when it is used (here a server that is not
     /// there: the reason is libpq's own, so libpq was loaded and asked).
     @Test func aPostgreSQLDatabaseLoadsLibpqWhenNamed() {
@@ -182,5 +198,41 @@ import Testing
         #expect(box.accounts().count == 1)
         #expect(!FileManager.default.fileExists(atPath: first))
         #expect(box.run(["--public", "--db", box.db, "--idle-timeout", "0"], input: lines(answers)).status == 64)
+    }
+}
+
+/// A library loaded on first use that cannot be loaded (here a file of that name that is not a
+/// library, first on `LD_LIBRARY_PATH`) is a storage failure (74) that names it, and nothing is stored.
+@Suite struct MissingLibraryTests {
+    /// An environment whose loader finds `library` broken.
+    func breaking(_ library: String, in box: Sandbox) throws -> [String: String] {
+        let folder = box.folder.appendingPathComponent("broken-lib")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("not a library".utf8).write(to: folder.appendingPathComponent(library))
+        return ["LD_LIBRARY_PATH": folder.path]
+    }
+
+    @Test(arguments: [("libsqlite3.so.0", "libsqlite3-0"), ("libargon2.so.1", "libargon2-1"), ("libzxcvbn.so.0", "libzxcvbn0")])
+    func aSignUpWithoutItIsAStorageFailureThatNamesIt(library: String, package: String) throws {
+        let box = Sandbox()
+        let environment = try breaking(library, in: box)
+        let name = String(library.prefix { $0 != "." })
+        for arguments in [["--db", box.db], ["create", "--no-interactive", "--db", box.db]] {
+            let run = box.run(arguments, input: lines(answers), environment: environment, secrets: [goodPassword])
+            #expect(run.status == 74, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("\(name) cannot be loaded (Debian: \(package))"), "\(run.stderr)")
+        }
+        // Nothing stored: the first sign-up with every library is the first account.
+        #expect(box.run(["--db", box.db, "--json"], input: lines(answers), secrets: [goodPassword]).status == 0)
+        #expect(box.accounts().count == 1)
+    }
+
+    @Test func verifyWithoutLibargon2IsAStorageFailureThatNamesIt() throws {
+        let box = Sandbox()
+        #expect(box.run(["--db", box.db], input: lines(answers), secrets: [goodPassword]).status == 0)
+        let run = box.run(["verify", "--db", box.db, "alice@example.com"], input: lines("\(goodPassword)\n"),
+                          environment: try breaking("libargon2.so.1", in: box), secrets: [goodPassword])
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("libargon2 cannot be loaded (Debian: libargon2-1)"), "\(run.stderr)")
     }
 }

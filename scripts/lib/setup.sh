@@ -47,6 +47,15 @@ RELEASE_FLAGS=(-c release --static-swift-stdlib --disable-local-rpath
                -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
                -Xlinker "-L$(cd "$(dirname "${BASH_SOURCE[0]}")/link" && pwd)")
 
+# install_copy BINARY FOLDER: copies BINARY to FOLDER/bin/ and the catalogs beside it (its
+# ../share/locale) to FOLDER/share/, the way the package installs them. Benchmarks measure such a
+# copy: the page cache holds a file written in one go in large folios, and the linker's own file
+# not, so the same bytes start measurably slower from the build folder (BENCHMARKS.md).
+install_copy() {
+    install -D -m 0755 "$1" "$2/bin/${1##*/}"
+    if [ -d "${1%/*}/../share/locale" ]; then mkdir -p "$2/share" && cp -R "${1%/*}/../share/locale" "$2/share/"; fi
+}
+
 # Builds the release signup (build output on standard error) and prints its path.
 # PRODUCT=signup-bench builds the benchmark helper with the same flags instead.
 build_release() {

@@ -1,2 +1,0 @@
-#include <stdlib.h>
-#include <zxcvbn.h>
