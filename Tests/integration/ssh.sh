@@ -85,7 +85,7 @@ start_sshd() {  # start_sshd [PROCESS_LIMIT]
     fi
     for _ in $(seq 50); do [ -s "$tmp/sshd.pid" ] && break; sleep 0.1; done
 }
-write_config "--limit-per-client 1000 --limit-overall 1000" "$db"
+write_config "--no-prove-address --limit-per-client 1000 --limit-overall 1000" "$db"
 start_sshd
 
 failures=0
@@ -177,7 +177,7 @@ grep -q "No answer for 4 s" "$tmp/waiting.out" && grep -q "status=75" "$tmp/wait
 # here on sshd): while they stay no sign-up can start, so the limit is real, and once sshd has
 # closed them a sign-up succeeds.
 limit=4 unused=8  # long enough for all of them to log in on a busy machine
-write_config "--limit-per-client 1000 --limit-overall 1000" "$db"
+write_config "--no-prove-address --limit-per-client 1000 --limit-overall 1000" "$db"
 start_sshd "$limit"
 holders=()
 for _ in $(seq $((limit + 2))); do
@@ -201,7 +201,7 @@ echo "flood: $held connections without a session against a process limit of $lim
 # Connections that never log in: MaxStartups 10 here (from 10 of them every new connection is
 # refused, whoever makes it); PerSourceMaxStartups keeps one address to 4, so a sign-up from
 # another address still gets in while 127.0.0.1 holds 12.
-write_config "--limit-per-client 1000 --limit-overall 1000" "$db" "MaxStartups 10
+write_config "--no-prove-address --limit-per-client 1000 --limit-overall 1000" "$db" "MaxStartups 10
 PerSourceMaxStartups 4"
 start_sshd
 python3 -c 'import socket, sys, time
@@ -216,7 +216,7 @@ echo "startups: 12 connections from 127.0.0.1 that never log in; a sign-up from 
 # The limit of accounts per client, counted in the store: 8 concurrent clients from one address,
 # a limit of 3 per client: exactly 3 accounts, pending; the others end with exit 75 and a line.
 limited="$tmp/db/limited.sqlite"
-write_config "--limit-per-client 3 --limit-overall 100" "$limited"
+write_config "--no-prove-address --limit-per-client 3 --limit-overall 100" "$limited"
 start_sshd
 for i in $(seq 0 7); do
     ( printf 'rate%s@example.com\nQuartz-Lantern-58\nQuartz-Lantern-58\n' "$i" | ssh_t >"$tmp/rate$i.out" 2>&1 && s=0 || s=$?
