@@ -165,6 +165,8 @@ struct CreateRun {
     var dryRun = false
     /// `signup passwd EMAIL`: the account whose password this run changes, instead of creating one.
     var changing: String? = nil
+    /// `signup reset`: a forgotten password, given back once a code mailed to the address matches.
+    var resetting = false
     /// `--prove-address`: mail a code and ask for it (with `--public`, the configuration's `public.prove-address` decides when not given).
     var proveAddress: Bool? = nil
     /// The limits of `--public` given as options (nil: the configuration's, else the defaults); nil for an ordinary run.
@@ -193,6 +195,7 @@ struct CreateRun {
             throw UsageError(.english("the --password-fd descriptor is not open"))
         }
         let settings = try Settings.load(config: config)
+        if resetting && publicOptions != nil { AuditLog.refuseAsReset() }
         let location = try settings.location(given: db).value
         let passwordPolicy = try settings.policy(named: policy, file: policyFile).policy
         let publicSession = publicOptions.map {
@@ -200,8 +203,10 @@ struct CreateRun {
         }
         // Proof of the address: --prove-address, and public mode unless public.prove-address = no.
         // A public session mails a taken address's owner even without a proof.
-        let mailing = changing == nil && (proveAddress == true || publicSession != nil) ? ProofFlow(settings: settings, isPublic: publicSession != nil) : nil
-        let flow = proveAddress ?? (publicSession != nil && settings.proveAddress.value) ? mailing : nil
+        var mailing = changing == nil && (resetting || proveAddress == true || publicSession != nil) ? ProofFlow(settings: settings, isPublic: publicSession != nil) : nil
+        mailing?.isReset = resetting
+        // A reset always proves the address, whatever public.prove-address says.
+        let flow = resetting || (proveAddress ?? (publicSession != nil && settings.proveAddress.value)) ? mailing : nil
         var options = RunnerOptions(programName: "signup", environment: environment)
         options.translation = .signup
         options.plain = plain
@@ -213,7 +218,7 @@ struct CreateRun {
             translation: options.translation
         )
         var report = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1))
-        report.changing = changing != nil
+        report.changing = changing != nil || resetting
         // A database path that can never be used (planted, replaceable, a folder) is said at once,
         // not after a person typed every answer and then could only give up at "Try again?".
         do throws(StoreError) {
@@ -288,7 +293,7 @@ struct CreateRun {
         var wizard = SignupForm.wizard(
             form: flow.map { $0.proof.form(around: form) } ?? form, mode: runner.mode,
             strength: estimator, presets: presets,
-            texts: changing.map { SignupForm.passwordChangeTexts(email: VisibleText.of(SignupForm.normalizeEmail($0))) } ?? SignupForm.texts,
+            texts: resetting ? ResetCommand.texts : changing.map { SignupForm.passwordChangeTexts(email: VisibleText.of(SignupForm.normalizeEmail($0))) } ?? SignupForm.texts,
             // A taken email is said right after the email, before a password is typed for nothing; the
             // store still refuses it at commit, where two runs can race. Not with --public: a stranger
             // would learn which addresses have accounts for one line each, without a hash's cost. Nor
@@ -313,6 +318,7 @@ struct CreateRun {
             return Self.proveEmail(form.text(SignupForm.email), flow: flow, at: location)
         }) { form in
             let submission = SignupForm.submission(from: form, strength: estimator)
+            if resetting { return ResetCommand.reset(submission, at: location, costs: passwordPolicy.argon2) }
             if let changing {
                 // passwd EMAIL changes EMAIL's password only, whatever the review's edit made of the field.
                 guard AccountStore.key(forEmail: submission.email) == AccountStore.key(forEmail: SignupForm.normalizeEmail(changing)) else {
@@ -335,7 +341,7 @@ struct CreateRun {
             default: break
             }
         }
-        if publicSession != nil, case .succeeded = outcome, !dryRun {
+        if publicSession != nil, case .succeeded = outcome, !dryRun, !resetting {
             // A stranger's account waits for an administrator (signup list --state pending, signup enable).
             IO.write(translation(Translation.english("An administrator must enable the account before you can sign in.")) + "\n", to: 2)
         }
@@ -361,11 +367,16 @@ struct CreateRun {
     /// a notice instead, and no code will match: the stranger hears what a free address hears.
     /// Outside public mode a taken address is `email.taken` at once, and nothing is mailed.
     static func proveEmail(_ email: String, flow: ProofFlow, at location: StoreLocation) -> [FieldError] {
-        let taken: Bool
+        var taken = false
         do throws(StoreError) {
-            taken = try location.openExisting()?.isTaken(email: email) ?? false
+            if !flow.isReset, let store = try location.openExisting() { taken = try store.isTaken(email: email) }
         } catch {
             taken = false  // the commit reports a store that is unavailable
+        }
+        if flow.isReset {
+            // The same conversation whatever the address is: only an active account's gets a code.
+            flow.mail(email, notice: ResetCommand.canReset(email, at: location) ? nil : .resetImpossible)
+            return []
         }
         if taken && !flow.isPublic { return [SignupForm.emailTaken] }
         flow.mail(email, notice: taken ? .alreadyRegistered : nil)
@@ -387,7 +398,8 @@ struct CreateRun {
     }
 
     /// Hashes the submission's password and makes it the account's, in one transaction.
-    static func changePassword(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs) -> SubmitResult<CreatedAccount> {
+    static func changePassword(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs,
+                               recorded change: (String) -> AuditLog.Change = { .passwordChanged(email: $0) }) -> SubmitResult<CreatedAccount> {
         do throws(StoreError) {
             let hash = try PasswordHasher.hash(submission.password, costs: costs)
             guard let store = try location.openExistingForWriting() else {
@@ -399,7 +411,7 @@ struct CreateRun {
                 TerminalGuard.releaseSignals()
                 throw error
             }
-            AuditLog.record(.passwordChanged(email: submission.email))
+            AuditLog.record(change(submission.email))
             return .succeeded(submission.created(id: 0))
         } catch {
             switch error {
