@@ -13,10 +13,10 @@
 # user submit with it, so the sendmail command works for root and for an unprivileged account
 # without a line of the machine's /etc. (Postfix's sendmail accepts another configuration
 # folder from an unprivileged user only once /etc/postfix/main.cf lists it, a change of the
-# machine's configuration.) Nothing here reads or writes /etc/exim4; Exim's binary only reads
-# its /etc/exim4/trusted_configs, where this configuration is not listed, so Exim gives up its
-# root privilege for a submission by anyone but root: that submission writes the queue as its
-# own user, and the daemon, run by root, delivers it.
+# machine's configuration.) Running it neither reads nor writes /etc/exim4 (which installing the
+# package fills); Exim's binary only reads its /etc/exim4/trusted_configs, which does not list
+# this configuration, so Exim gives up its root privilege for a submission by anyone but root:
+# that submission writes the queue as its own user, and the daemon, run by root, delivers it.
 
 . "$(dirname "${BASH_SOURCE[0]}")/pg.sh"  # pg_free_port
 
