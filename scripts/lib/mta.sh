@@ -27,9 +27,10 @@ MTA_EXIM=/usr/sbin/exim4
 # machine has none), any daemon the package started anyway is stopped and its service is disabled.
 # An installed other MTA (Postfix, …) is never replaced: apt would remove it.
 mta_install() {
-    if dpkg-query -W -f='${Status}' exim4-daemon-light 2>/dev/null | grep -q 'install ok installed'; then
-        return 0
-    fi
+    local package
+    for package in exim4-daemon-light exim4-daemon-heavy; do  # either daemon has /usr/sbin/exim4
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' && return 0
+    done
     [ "$(id -u)" -eq 0 ] || { echo "mta: installing Exim (exim4-daemon-light) needs root" >&2; return 1; }
     local other
     other="$(dpkg-query -W -f='${db:Status-Abbrev} ${Package} ${Provides}\n' 2>/dev/null \
