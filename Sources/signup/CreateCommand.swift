@@ -205,6 +205,7 @@ struct CreateRun {
         // A public session mails a taken address's owner even without a proof.
         var mailing = changing == nil && (resetting || proveAddress == true || publicSession != nil) ? ProofFlow(settings: settings, isPublic: publicSession != nil) : nil
         mailing?.isReset = resetting
+        if let publicSession { mailing?.counted = (PublicSession.clientAddress(), publicSession.limits, location) }
         // A reset always proves the address, whatever public.prove-address says.
         let flow = resetting || (proveAddress ?? (publicSession != nil && settings.proveAddress.value)) ? mailing : nil
         var options = RunnerOptions(programName: "signup", environment: environment)

@@ -1,4 +1,5 @@
 import AccountStore
+import FoundationEssentials
 import Glibc
 import SignupCore
 import WizardTerminal
@@ -21,6 +22,8 @@ struct ProofFlow {
     let isPublic: Bool
     /// A reset, not a sign-up.
     var isReset = false
+    /// In public mode: where each mail is counted against the limits (the client, the limits, the store).
+    var counted: (origin: String, limits: SignupLimits, location: StoreLocation)?
 
     init(settings: Settings, isPublic: Bool) {
         mailer = Mailer(command: settings.mailCommand.value)
@@ -37,6 +40,16 @@ struct ProofFlow {
         }
         guard proof.countMail() else {
             end(Translation.english("Too many mails in one session: the session ends. Nothing was saved."), refusal: .tooManyMails)
+        }
+        if let (origin, limits, location) = counted {
+            // Every mail of a public session counts, a code and a notice alike: the limits of the
+            // store bound what strangers can make this host mail, whatever the addresses.
+            do throws(StoreError) {
+                try location.openForWriting().recordMail(origin: origin, at: Date(), limits: limits)
+            } catch {
+                if case .limitReached(let reason) = error { PublicSession.end(reason, refusal: .rateLimit(reason: reason)) }
+                end(Translation.english("The code could not be mailed; try again later. Nothing was saved."), detail: error.description)
+            }
         }
         let message: MailMessage
         if let kind {

@@ -146,6 +146,28 @@ import Testing
         #expect(box.accounts().count == 1)
     }
 
+    /// Mails of public sessions count in the store: 3 for each account the per-client limit allows.
+    @Test func publicMailsStopAtTheirLimitCountedInTheStore() {
+        let (box, environment) = Self.mailBox()
+        let client = environment.merging(["SSH_CONNECTION": "192.0.2.1 50000 127.0.0.1 22"]) { $1 }
+        for _ in 1...3 {
+            let run = box.run(["--public", "--limit-per-client", "1", "--db", box.db], input: lines("x@example.com\n000000\n" + Self.passwords),
+                              environment: client)
+            #expect(run.status == 65, "\(run.stderr)")
+        }
+        let refused = box.run(["--public", "--limit-per-client", "1", "--db", box.db], input: lines("x@example.com\n000000\n" + Self.passwords),
+                              environment: client)
+        #expect(refused.status == 75)
+        #expect(refused.stderr.contains("too many mails were sent for sign-ups from your address recently"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("192.0.2.1"))
+        let mails = (try? FileManager.default.contentsOfDirectory(atPath: box.folder.path))?.filter { $0.hasPrefix("mail-") } ?? []
+        #expect(mails.count == 3)
+        // Another client still gets its mail.
+        let other = box.run(["--public", "--limit-per-client", "1", "--db", box.db], input: lines("y@example.com\n000000\n" + Self.passwords),
+                            environment: environment.merging(["SSH_CONNECTION": "198.51.100.7 50000 127.0.0.1 22"]) { $1 })
+        #expect(other.status == 65, "\(other.stderr)")
+    }
+
     @Test func aCodeExpiresAfterTenMinutesAndFiveWrongOnesAreTheEnd() throws {
         let clock = Clock()
         let proof = AddressProof(now: { clock.seconds })
