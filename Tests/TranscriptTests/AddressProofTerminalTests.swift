@@ -64,6 +64,48 @@ import Testing
         #expect(try scratch.storedEmails() == ["bob@example.com"])
     }
 
+    /// An email changed at the review is proved again: a new code is mailed and asked for, and the
+    /// first address's code no longer counts.
+    @Test func anEmailChangedAtTheReviewIsProvedAgain() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.start(["--prove-address"], scratch: scratch, config: try Self.mailConfig(scratch))
+        defer { terminal.kill(SIGKILL) }
+        func code(_ n: Int) throws -> String {
+            let mail = try String(contentsOfFile: scratch.path + "/mail-\(n)", encoding: .utf8)
+            return mail.components(separatedBy: "\n").first { $0.hasPrefix("    ") }!.trimmingCharacters(in: .whitespaces)
+        }
+        try terminal.expect("Email: ", timeout: 10)
+        try terminal.send("one@example.com\r")
+        try terminal.expect("Code from the email: ", timeout: 10)
+        let first = try code(0)
+        try terminal.send("\(first)\r")
+        try terminal.expect("Password: ", timeout: 10)
+        try terminal.send("Quartz-Lantern-58\r")
+        try terminal.expect("Confirm password: ", timeout: 10)
+        try terminal.send("Quartz-Lantern-58\r")
+        try terminal.expect("[Y/n/e] ", timeout: 10)
+        usleep(500_000)
+        try terminal.send("e\r")
+        try terminal.expect("[1-2] ", timeout: 10)
+        try terminal.send("1\r")
+        try terminal.expect("Email: ", timeout: 10)
+        try terminal.send("\u{15}two@example.com\r")
+        try terminal.expect("Code from the email: ", timeout: 10)
+        let second = try code(1)
+        #expect(try String(contentsOfFile: scratch.path + "/mail-1", encoding: .utf8).contains("\nTo: two@example.com\n"))
+        if first != second {
+            try terminal.send("\(first)\r")
+            try terminal.expect("This is not the code that was mailed, or it expired", timeout: 10)
+            try terminal.expect("Code from the email: ", timeout: 10)
+        }
+        try terminal.send("\(second)\r")
+        try terminal.expect("[Y/n/e] ", timeout: 10)
+        usleep(500_000)
+        try terminal.send("y\r")
+        #expect(try terminal.wait(timeout: 20) == .exited(0))
+        #expect(try scratch.storedEmails() == ["two@example.com"])
+    }
+
     /// The whole transcript of a stranger who types a wrong code for a taken address and for a
     /// free one: the same bytes once the address itself is replaced, and the same exit.
     @Test func aTakenAndAFreeAddressGiveTheSameTranscriptInPublic() throws {
