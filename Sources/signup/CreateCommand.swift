@@ -266,6 +266,10 @@ struct CreateRun {
         if source == .standardInput && !interactive && email == nil {
             throw UsageError(.english("with the password on standard input (--password-fd 0, or a --password-file that is standard input), give the email with --email"))
         }
+        // The code is a line of standard input too: the password's line could be taken for it, and echoed.
+        if source == .standardInput && flow != nil {
+            throw UsageError(.english("with the password on standard input, no code can be asked for the address: give the password with --password-file or --password-fd N"))
+        }
         let sharedLine = source == .standardInput ? ConfirmationFromPassword() : nil
         if !interactive && (email == nil || !presets.contains { $0.name == SignupForm.password.name })
             && IO.standardInputIsAFolder {

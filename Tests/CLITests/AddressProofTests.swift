@@ -109,6 +109,16 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: forged.0.folder.appendingPathComponent("mail-0").path))
     }
 
+    /// A code read from standard input could take the password's line there, and echo it: refused first.
+    @Test func thePasswordOnStandardInputAndACodeAreAUsageError() {
+        let (box, environment) = Self.mailBox()
+        let run = box.run(["--prove-address", "--email", "bob@example.com", "--password-fd", "0", "--db", box.db],
+                          input: lines(goodPassword + "\n"), environment: environment)
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("no code can be asked"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: box.folder.appendingPathComponent("mail-0").path))
+    }
+
     @Test func theMailIsInTheReadersLanguage() {
         let (box, environment) = Self.mailBox()
         let run = box.run(["--prove-address", "--db", box.db], environment: environment.merging(LanguageTests.german) { $1 },
