@@ -69,10 +69,15 @@ final class AddressProof: Sendable {
         state.withLock { $0 = State(hash: hash, sentAt: time, email: email) }
     }
 
-    /// No code will match, as for a code sent: for an address that gets a notice instead.
-    func sendNothing(for email: String) {
+    /// No code will match, as for a code sent: for an address that gets a notice instead. A hash
+    /// is made and checked all the same, of a random text no answer can be (not 6 digits), so
+    /// that the time spent is a code's.
+    func sendNothing(for email: String) throws(StoreError) {
+        var generator = SystemRandomNumberGenerator()
+        let never = "x" + String(UInt64.random(in: .min ... .max, using: &generator), radix: 36)
+        let hash = try PasswordHasher.hash(Secret(never), costs: .minimum)
         let time = now()
-        state.withLock { $0 = State(hash: nil, sentAt: time, email: email) }
+        state.withLock { $0 = State(hash: hash, sentAt: time, email: email) }
     }
 
     /// The email the current code is for, nil before any.

@@ -197,7 +197,7 @@ import Testing
         try counted.expect("123456", for: "bob@example.com")
         #expect((1...5).map { _ in counted.attempt("654321") } == [.wrong(left: 4), .wrong(left: 3), .wrong(left: 2), .wrong(left: 1), .wrong(left: 0)])
         // A notice instead of a code: nothing matches, not even a code of an earlier mail.
-        counted.sendNothing(for: "bob@example.com")
+        try counted.sendNothing(for: "bob@example.com")
         #expect(!counted.accepts("123456"))
         #expect((0..<200).map { _ in AddressProof.newCode() }.allSatisfy { $0.count == 6 && $0.allSatisfy(\.isNumber) })
         #expect(Set((0..<200).map { _ in AddressProof.newCode() }).count > 190)
