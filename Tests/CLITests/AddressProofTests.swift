@@ -203,6 +203,23 @@ import Testing
         #expect(Set((0..<200).map { _ in AddressProof.newCode() }).count > 190)
     }
 
+    /// A notice's state checks a typed code as long as a real code's does (both an Argon2id
+    /// verification): the time after a code does not tell a taken address from a free one.
+    @Test func aNoticeChecksACodeAsLongAsACode() throws {
+        let code = AddressProof(), notice = AddressProof()
+        try code.expect("123456", for: "free@example.com")
+        try notice.sendNothing(for: "taken@example.com")
+        func seconds(_ proof: AddressProof) -> Double {
+            let start = Date()
+            for _ in 1...10 { _ = proof.accepts("654321") }
+            return Date().timeIntervalSince(start)
+        }
+        _ = seconds(code)
+        let (real, none) = (seconds(code), seconds(notice))
+        #expect(none > real / 3, "a notice's check took \(none) s, a code's \(real) s")
+        #expect(!notice.accepts("123456"))
+    }
+
     final class Clock: @unchecked Sendable {
         var seconds = 0
     }
