@@ -23,6 +23,10 @@ public protocol AccountBackend: AnyObject {
     func createPending(
         email: String, passwordHash: PasswordHash, at date: Date, origin: String, limits: SignupLimits, whenLocked: () -> Void
     ) throws(StoreError) -> Account
+    /// Records one mail a public session sends (a code, a notice) from `origin`, if `limits` leave
+    /// room for it (``SignupLimits/mailRefusal(fromOrigin:fromAll:)``); else throws
+    /// ``StoreError/limitReached(reason:)``, recording nothing. Serialized with every public sign-up.
+    func recordMail(origin: String, at date: Date, limits: SignupLimits) throws(StoreError)
     /// Whether an account with this email's key exists.
     func isTaken(email: String) throws(StoreError) -> Bool
     /// What a password for this email is checked against: its account's stored hash or, when

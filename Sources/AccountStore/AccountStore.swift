@@ -139,6 +139,20 @@ public final class AccountStore: Sendable {
         }
     }
 
+    /// Records a public session's mail if `limits` leave room (``AccountBackend/recordMail(origin:at:limits:)``):
+    /// the count, the insert and the removal of rows past the window are one immediate transaction.
+    public func recordMail(origin: String, at date: Date, limits: SignupLimits) throws(StoreError) {
+        try checkWritable()
+        let since = Self.timestamp(date.addingTimeInterval(-Double(limits.windowSeconds)))
+        try writing { db in
+            try db.execute("DELETE FROM mail_sent WHERE sent_at < ?", [.text(since)])
+            let fromOrigin = try db.integer("SELECT count(*) FROM mail_sent WHERE origin = ?", [.text(origin)]) ?? 0
+            let fromAll = try db.integer("SELECT count(*) FROM mail_sent", []) ?? 0
+            if let refusal = limits.mailRefusal(fromOrigin: Int(fromOrigin), fromAll: Int(fromAll)) { throw refusal }
+            try db.execute("INSERT INTO mail_sent (origin, sent_at) VALUES (?, ?)", [.text(origin), .text(Self.timestamp(date))])
+        }
+    }
+
     private func checkWritable() throws(StoreError) {
         guard !isReadOnly else {
             throw .unavailable(reason: "the database \(path) is read-only (opened for reading)")

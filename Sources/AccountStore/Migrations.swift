@@ -8,7 +8,8 @@ enum Migrations {
     static let accountState = "v3-account-state"
     static let accountOrigin = "v4-account-origin"
     static let idnaKeys = "v5-email-key-idna"
-    static let known: Set<String> = [accountsTable, caseFoldedKeys, accountState, accountOrigin, idnaKeys]
+    static let mailSent = "v6-mail-sent"
+    static let known: Set<String> = [accountsTable, caseFoldedKeys, accountState, accountOrigin, idnaKeys, mailSent]
     /// The migrations that recompute every key with ``AccountStore/key(forEmail:)``: until both
     /// have run, the keys on disk may not be today's.
     static let keyMigrations = [caseFoldedKeys, idnaKeys]
@@ -24,6 +25,14 @@ enum Migrations {
     static let accountOriginColumns = [
         "ALTER TABLE account ADD COLUMN origin TEXT",
         "CREATE INDEX account_origin_created_at ON account (origin, created_at)",
+    ]
+
+    /// What `v6-mail-sent` adds, in both backends' SQL: one row for each mail a public session
+    /// had sent (the client's address and when), which the limits of mails count; rows older than
+    /// the window are deleted as new ones come.
+    static let mailSentTable = [
+        "CREATE TABLE mail_sent (origin TEXT NOT NULL, sent_at TEXT NOT NULL)",
+        "CREATE INDEX mail_sent_origin_sent_at ON mail_sent (origin, sent_at)",
     ]
 
     /// The table that records which migrations have run, one row each (`identifier`). Its name
@@ -56,6 +65,9 @@ enum Migrations {
         // domain in its Unicode form under IDNA; two accounts that would share one key stop it
         // the same way.
         (idnaKeys, { db in try recomputeKeys(db) }),
+        (mailSent, { db in
+            for statement in mailSentTable { try db.execute(statement) }
+        }),
     ]
 
     /// Computes every key again in Swift with ``AccountStore/key(forEmail:)`` and writes those

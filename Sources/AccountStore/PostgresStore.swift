@@ -25,7 +25,9 @@ public final class PostgresStore: AccountBackend {
     private var hasOldKeys = false
 
     /// The migrations this program knows, in order; the SQLite store's names, so both backends agree.
-    static let migrationNames = ["v1-accounts", "v2-email-key-casefold", Migrations.accountState, Migrations.accountOrigin, Migrations.idnaKeys]
+    static let migrationNames = [
+        "v1-accounts", "v2-email-key-casefold", Migrations.accountState, Migrations.accountOrigin, Migrations.idnaKeys, Migrations.mailSent,
+    ]
     /// `pg_advisory_xact_lock` key under which migrations run: "signup" in ASCII.
     static let migrationLock = "115471698949488"
 
@@ -99,6 +101,28 @@ public final class PostgresStore: AccountBackend {
         email: String, passwordHash: PasswordHash, at date: Date, origin: String, limits: SignupLimits, whenLocked: () -> Void
     ) throws(StoreError) -> Account {
         try insert(email: email, passwordHash: passwordHash, at: date, state: .pending, publicSignup: (origin, limits), whenLocked: whenLocked)
+    }
+
+    /// Records a public session's mail if `limits` leave room (``AccountBackend/recordMail(origin:at:limits:)``),
+    /// under the public sign-ups' lock.
+    public func recordMail(origin: String, at date: Date, limits: SignupLimits) throws(StoreError) {
+        let since = AccountStore.timestamp(date.addingTimeInterval(-Double(limits.windowSeconds)))
+        var refusal: StoreError?
+        do {
+            try connection.execute("BEGIN")
+            try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [String(Self.publicSignupLock)])
+            try connection.execute("DELETE FROM mail_sent WHERE sent_at < $1", [since])
+            let counts = try connection.execute("SELECT count(*) FILTER (WHERE origin = $1), count(*) FROM mail_sent", [origin])
+            refusal = limits.mailRefusal(fromOrigin: Int(counts.first?[0] ?? "") ?? 0, fromAll: Int(counts.first?[1] ?? "") ?? 0)
+            if refusal == nil {
+                try connection.execute("INSERT INTO mail_sent (origin, sent_at) VALUES ($1, $2)", [origin, AccountStore.timestamp(date)])
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            throw storeError(error)
+        }
+        if let refusal { throw refusal }
     }
 
     /// The lock public sign-ups take for their count and insert ("signup-p" in ASCII).
@@ -509,6 +533,8 @@ public final class PostgresStore: AccountBackend {
             for statement in Migrations.accountStateColumns { try connection.execute(statement) }
         case Migrations.accountOrigin:
             for statement in Migrations.accountOriginColumns { try connection.execute(statement) }
+        case Migrations.mailSent:
+            for statement in Migrations.mailSentTable { try connection.execute(statement) }
         default:
             throw PGFailure(.server(sqlstate: "signup"), "unknown migration \(migration)")
         }

@@ -20,6 +20,25 @@ public struct SignupLimits: Sendable, Equatable {
         self.overall = overall
     }
 
+    /// Mails a public session may send for each account the limits allow: a code, a code again
+    /// for a mistyped address, a notice.
+    public static let mailsPerAccount = 3
+
+    /// The refusal when `fromOrigin` and `fromAll` mails were already sent in the window: each
+    /// limit allows ``mailsPerAccount`` mails for each account it allows.
+    public func mailRefusal(fromOrigin: Int, fromAll: Int) -> StoreError? {
+        let minutes = max(1, (windowSeconds + 59) / 60)
+        if fromOrigin >= perClient * Self.mailsPerAccount {
+            return .limitReached(reason: Translation.english(
+                "too many mails were sent for sign-ups from your address recently; try again in up to {minutes} minutes", ["minutes": "\(minutes)"]))
+        }
+        if fromAll >= overall * Self.mailsPerAccount {
+            return .limitReached(reason: Translation.english(
+                "too many mails were sent for sign-ups recently; try again in up to {minutes} minutes", ["minutes": "\(minutes)"]))
+        }
+        return nil
+    }
+
     /// The refusal when `fromOrigin` and `fromAll` accounts already made in the window leave no room.
     func refusal(fromOrigin: Int, fromAll: Int) -> StoreError? {
         let minutes = max(1, (windowSeconds + 59) / 60)

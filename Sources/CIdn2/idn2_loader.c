@@ -61,3 +61,14 @@ int signup_idn2_unicode_form(const char *domain, char **unicode) {
     idn2.free(decoded);
     return *unicode ? IDN2_OK : IDN2_MALLOC;
 }
+
+int signup_idn2_ascii_form(const char *domain, char **ascii) {
+    *ascii = NULL;
+    if (!signup_idn2_ready()) return IDN2_MALLOC;
+    uint8_t *encoded = NULL;
+    int rc = idn2.lookup_u8((const uint8_t *)domain, &encoded, IDN2_NONTRANSITIONAL);
+    if (rc != IDN2_OK) return rc;
+    *ascii = strdup((const char *)encoded);
+    idn2.free(encoded);
+    return *ascii ? IDN2_OK : IDN2_MALLOC;
+}

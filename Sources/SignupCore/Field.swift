@@ -70,6 +70,9 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     public var messages: [String: String]
     /// A line shown before the field is first asked, such as its requirements; nil for none.
     public var hint: String?
+    /// Whether a terminal keeps its answers for Up to recall (true); false for a one-time
+    /// answer such as a code sent by email, which must not outlive its question.
+    public var isRemembered = true
     /// Applied to every answer before it is stored and checked (trimming, Unicode normalization).
     public let normalize: @Sendable (String) -> String
     /// The type its answers are read as.

@@ -30,18 +30,31 @@ package enum IDNA {
     /// The Unicode form of `domain` under UTS #46 nontransitional processing, or why there is none.
     package static func unicodeForm(ofDomain domain: String) -> Verdict {
         if let plain = plainASCII(domain) { return .valid(plain) }
+        return converted(domain, by: signup_idn2_unicode_form) { isDomainText($0) }
+    }
+
+    /// The ASCII form of `domain` under UTS #46 (its non-ASCII labels as `xn--`): the form a mail
+    /// header and an MTA take. A plain ASCII domain is returned lowercased without libidn2.
+    package static func asciiForm(ofDomain domain: String) -> Verdict {
+        if let plain = plainASCII(domain) { return .valid(plain) }
+        return converted(domain, by: signup_idn2_ascii_form) { $0.utf8.allSatisfy { $0 < 0x80 } && isDomainText($0) }
+    }
+
+    /// `domain` through one of libidn2's conversions, when the result is `acceptable`.
+    private static func converted(_ domain: String, by conversion: (UnsafePointer<CChar>, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32,
+                                  acceptable: (String) -> Bool) -> Verdict {
         // Only what a domain of an address may hold reaches libidn2 (which, without STD3 rules,
         // would keep a control character or a space), and only such a domain comes back: a
         // key's domain then never changes when its key is computed again. No NUL, either, to end
         // the C string early.
         guard isDomainText(domain) else { return .invalid }
-        var unicode: UnsafeMutablePointer<CChar>?
-        let code = signup_idn2_unicode_form(domain, &unicode)
-        defer { free(unicode) }
+        var result: UnsafeMutablePointer<CChar>?
+        let code = conversion(domain, &result)
+        defer { free(result) }
         if let reason = signup_idn2_failure() { return .unavailable(String(cString: reason)) }
-        guard code == IDN2_OK.rawValue, let unicode else { return .invalid }
-        let form = String(decoding: UnsafeRawBufferPointer(start: unicode, count: strlen(unicode)), as: UTF8.self)
-        return isDomainText(form) ? .valid(form) : .invalid
+        guard code == IDN2_OK.rawValue, let result else { return .invalid }
+        let form = String(decoding: UnsafeRawBufferPointer(start: result, count: strlen(result)), as: UTF8.self)
+        return acceptable(form) ? .valid(form) : .invalid
     }
 
     /// Letters, marks, decimal digits, hyphens and dots: the characters of an address's domain

@@ -100,6 +100,8 @@ public struct Prompt: Sendable, Equatable {
     /// a display that shows a translation's letters there (`[J/n/ä]`) hands back the English
     /// letter of the same place, which is what the wizard reads.
     public var isKeyed: Bool
+    /// Whether a terminal may keep the answer for Up to recall: a field's ``Field/isRemembered``.
+    public var isRemembered = true
 
     /// A prompt for `question` showing `text`.
     public init(question: Question, text: String, isSecret: Bool, initial: String = "", isKeyed: Bool = false) {

@@ -354,6 +354,7 @@ public struct Wizard<Success: Sendable>: Sendable {
             var prompt = Prompt(question: question, text: promptText(field, words: field.label), isSecret: field.isSecret,
                                 isKeyed: field.promptStyle == .yesNo)
             prompt.spoken = field.accessibilityDescription.map { promptText(field, words: $0) }
+            prompt.isRemembered = field.isRemembered
             return prompt
         case .review:
             return Prompt(question: question, text: texts.reviewQuestion, isSecret: false, isKeyed: true)

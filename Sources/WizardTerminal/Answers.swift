@@ -47,7 +47,7 @@ enum TerminalAnswers {
         let text = VisibleText.of(prompt.text)  // a label with an escape sequence cannot drive the terminal
         let read = prompt.isSecret
             ? session.readSecret(prompt: text)
-            : session.readLine(prompt: text, remember: isField, initial: prompt.initial)  // Up recalls answers, not "y" or "1"
+            : session.readLine(prompt: text, remember: isField && prompt.isRemembered, initial: prompt.initial)  // Up recalls answers, not "y" or "1"
         switch read {
         case .unreadable(let problem):
             return .unreadable(problem)

@@ -36,6 +36,20 @@ enum AuditLog {
         case hashUpgraded(email: String)
         /// One line for a whole import: what it stored.
         case imported(created: Int, updated: Int, alreadyThere: Int, rejected: Int)
+        /// A code to prove the address was handed to the mail command.
+        case codeSent(email: String)
+        /// The code typed back matched: the address is proven.
+        case addressVerified(email: String)
+        /// A sign-up with an address that has an account: its owner was mailed a notice, no code.
+        case ownerNotified(email: String)
+        /// `signup reset`: a mail was handed over for the address (a code, or a notice that it cannot be reset).
+        case resetRequested(email: String)
+        /// `signup reset` stored a new password.
+        case passwordReset(email: String)
+        /// A code typed back outside public mode that is not the one mailed (public mode: ``Refusal/wrongCode``).
+        case wrongCode(email: String)
+        /// The mail command failed or overran: no mail, nothing stored.
+        case mailFailed(detail: String)
     }
 
     /// Why a public sign-up was refused or ended, written at `LOG_WARNING` (a limit) or `LOG_NOTICE`.
@@ -49,7 +63,21 @@ enum AuditLog {
         case tooManyAnswers
         /// The session ended before an account was made: Ctrl-C, the input's end, a hang-up.
         case endedEarly(how: String)
+        /// A code typed back that is not the one mailed (or an expired one).
+        case wrongCode
+        /// The code's 10 minutes were over.
+        case codeExpired
+        /// A session asked for more mails than ``AddressProof/mailsPerSession``.
+        case tooManyMails
     }
+
+    /// Whose session a refusal ends: a public sign-up's (`signup --public`) or a public reset's (`signup reset --public`).
+    static var refusing: String {
+        get { refusingReset.load(ordering: .sequentiallyConsistent) ? "public password reset" : "public sign-up" }
+    }
+
+    /// From now on refusals are a public reset's.
+    static func refuseAsReset() { refusingReset.store(true, ordering: .sequentiallyConsistent) }
 
     /// The facility of every line from now on; set it at start-up (a configuration's `syslog.facility`).
     static var facility: SyslogFacility {
@@ -66,7 +94,14 @@ enum AuditLog {
     /// Writes the line for `change`.
     static func record(_ change: Change, environment: [String: String] = IO.environment()) {
         guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
-        let address = if case .createdPending = change { clientAddress(environment: environment) } else { String?.none }
+        let address: String? = switch change {
+        case .createdPending, .codeSent, .addressVerified, .ownerNotified, .resetRequested, .passwordReset: clientAddress(environment: environment)
+        default: nil
+        }
+        if case .mailFailed = change {
+            write(LOG_ERR, line(for: change, from: address, by: user))
+            return
+        }
         write(LOG_INFO, line(for: change, from: address, by: user))
     }
 
@@ -89,6 +124,13 @@ enum AuditLog {
         case .hashUpgraded(let email): "password hash upgraded by \(user): \(shown(email))"
         case .imported(let created, let updated, let alreadyThere, let rejected):
             "accounts imported by \(user): \(created) created, \(updated) updated, \(alreadyThere) already there, \(rejected) rejected"
+        case .codeSent(let email): "address code mailed\(from(address)) by \(user): \(shown(email))"
+        case .addressVerified(let email): "address verified\(from(address)) by \(user): \(shown(email))"
+        case .ownerNotified(let email): "sign-up notice mailed to the owner\(from(address)) by \(user): \(shown(email))"
+        case .resetRequested(let email): "password reset requested\(from(address)) by \(user): \(shown(email))"
+        case .passwordReset(let email): "password reset\(from(address)) by \(user): \(shown(email))"
+        case .wrongCode(let email): "wrong address code by \(user): \(shown(email))"
+        case .mailFailed(let detail): "mail not sent by \(user): \(bounded(VisibleText.of(detail), 400))"
         }
     }
 
@@ -103,8 +145,11 @@ enum AuditLog {
         case .tooManyAttemptsAtOneAnswer: (LOG_WARNING, "too many attempts at one answer")
         case .tooManyAnswers: (LOG_WARNING, "too many answers")
         case .endedEarly(let how): (LOG_NOTICE, "session ended early: \(how)")
+        case .wrongCode: (LOG_WARNING, "wrong code")
+        case .codeExpired: (LOG_NOTICE, "code expired")
+        case .tooManyMails: (LOG_WARNING, "too many mails")
         }
-        return (priority, "public sign-up refused\(from(address)) by \(user): \(detail)")
+        return (priority, "\(refusing) refused\(from(address)) by \(user): \(detail)")
     }
 
     /// The client's address for a line: the first word of `SSH_CONNECTION` (else `SSH_CLIENT`)
@@ -189,6 +234,7 @@ enum AuditLog {
     private static let facilityValue = Atomic<Int32>(LOG_AUTHPRIV)
     private static let opened = Atomic<Bool>(false)
     private static let silenced = Atomic<Bool>(false)
+    private static let refusingReset = Atomic<Bool>(false)
     private static let preparedUser = Mutex<String?>(nil)
 
     /// Writes one line; the first one opens the log.

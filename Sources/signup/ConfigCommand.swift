@@ -42,6 +42,11 @@ struct ConfigCommand: ParsableCommand {
             Self.number("public.answer-seconds", settings.answerSeconds), Self.number("public.session-seconds", settings.sessionSeconds),
             Self.number("public.per-client", settings.perClient), Self.number("public.overall", settings.overall),
             Self.number("public.limit-window", settings.limitWindow),
+            (key: "public.prove-address", text: settings.proveAddress.value ? "yes" : "no", json: JSONText.string(settings.proveAddress.value ? "yes" : "no"),
+             origin: settings.proveAddress.origin),
+            (key: "mail.command", text: settings.mailCommand.value.joined(separator: " "), json: ListCommand.jsonString(settings.mailCommand.value.joined(separator: " ")),
+             origin: settings.mailCommand.origin),
+            (key: "mail.from", text: settings.mailFrom.value, json: ListCommand.jsonString(settings.mailFrom.value), origin: settings.mailFrom.origin),
             (key: "syslog.facility", text: settings.syslogFacility.value.rawValue, json: JSONText.string(settings.syslogFacility.value.rawValue),
              origin: settings.syslogFacility.origin),
         ]

@@ -21,6 +21,11 @@ struct CreateCommand: ParsableCommand {
             --session-limit seconds (600), one field may be answered 5 times and the session holds 25 answers \
             of any kind; reaching a limit says so on one line, stores nothing and exits 75. Ctrl-Z does \
             nothing. The limits never interrupt the writing of an account.
+            --prove-address (and --public, unless public.prove-address = no) mails a 6-digit code to the \
+            address through mail.command right after the email, asks for it, and stores the account only once \
+            it matches; it is valid for 10 minutes. Exit 75, nothing stored, when the mail cannot be sent, the \
+            code expired or 5 wrong codes were typed. With --public an address that has an account is asked for \
+            a code all the same, and its owner is mailed a notice instead: the stranger cannot tell.
             """)
     )
 
@@ -43,6 +48,9 @@ struct CreateOptions: ParsableArguments {
 
     @Flag(help: .english("A stranger's sign-up (an SSH forced command): time and attempt limits, no job control."))
     var `public` = false
+
+    @Flag(inversion: .prefixedNo, help: .english("Mail a code to the address and ask for it before the account is stored (default: with --public, public.prove-address, else no)."))
+    var proveAddress: Bool? = nil
 
     @Option(help: .english("With --public: seconds to answer one question (default: public.answer-seconds, else 60).", value: Translation.english("seconds")))
     var idleTimeout: Int?
@@ -70,6 +78,7 @@ struct CreateOptions: ParsableArguments {
         var run = passwordOptions.run
         run.email = email
         run.dryRun = dryRun
+        run.proveAddress = proveAddress
         // Each limit not given comes from the configuration (public.*), else its default.
         run.publicOptions = `public` ? CreateRun.PublicOptions(
             idle: idleTimeout, session: sessionLimit, perClient: limitPerClient, overall: limitOverall, window: limitWindow
@@ -156,6 +165,10 @@ struct CreateRun {
     var dryRun = false
     /// `signup passwd EMAIL`: the account whose password this run changes, instead of creating one.
     var changing: String? = nil
+    /// `signup reset`: a forgotten password, given back once a code mailed to the address matches.
+    var resetting = false
+    /// `--prove-address`: mail a code and ask for it (with `--public`, the configuration's `public.prove-address` decides when not given).
+    var proveAddress: Bool? = nil
     /// The limits of `--public` given as options (nil: the configuration's, else the defaults); nil for an ordinary run.
     var publicOptions: PublicOptions? = nil
 
@@ -182,11 +195,19 @@ struct CreateRun {
             throw UsageError(.english("the --password-fd descriptor is not open"))
         }
         let settings = try Settings.load(config: config)
+        if resetting && publicOptions != nil { AuditLog.refuseAsReset() }
         let location = try settings.location(given: db).value
         let passwordPolicy = try settings.policy(named: policy, file: policyFile).policy
         let publicSession = publicOptions.map {
             settings.publicSession(idle: $0.idle, session: $0.session, perClient: $0.perClient, overall: $0.overall, window: $0.window)
         }
+        // Proof of the address: --prove-address, and public mode unless public.prove-address = no.
+        // A public session mails a taken address's owner even without a proof.
+        var mailing = changing == nil && (resetting || proveAddress == true || publicSession != nil) ? ProofFlow(settings: settings, isPublic: publicSession != nil) : nil
+        mailing?.isReset = resetting
+        if let publicSession { mailing?.counted = (PublicSession.clientAddress(), publicSession.limits, location) }
+        // A reset always proves the address, whatever public.prove-address says.
+        let flow = resetting || (proveAddress ?? (publicSession != nil && settings.proveAddress.value)) ? mailing : nil
         var options = RunnerOptions(programName: "signup", environment: environment)
         options.translation = .signup
         options.plain = plain
@@ -198,7 +219,7 @@ struct CreateRun {
             translation: options.translation
         )
         var report = Report(json: json, dryRun: dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1))
-        report.changing = changing != nil
+        report.changing = changing != nil || resetting
         // A database path that can never be used (planted, replaceable, a folder) is said at once,
         // not after a person typed every answer and then could only give up at "Try again?".
         do throws(StoreError) {
@@ -245,6 +266,10 @@ struct CreateRun {
         if source == .standardInput && !interactive && email == nil {
             throw UsageError(.english("with the password on standard input (--password-fd 0, or a --password-file that is standard input), give the email with --email"))
         }
+        // The code is a line of standard input too: the password's line could be taken for it, and echoed.
+        if source == .standardInput && flow != nil {
+            throw UsageError(.english("with the password on standard input, no code can be asked for the address: give the password with --password-file or --password-fd N"))
+        }
         let sharedLine = source == .standardInput ? ConfirmationFromPassword() : nil
         if !interactive && (email == nil || !presets.contains { $0.name == SignupForm.password.name })
             && IO.standardInputIsAFolder {
@@ -255,17 +280,34 @@ struct CreateRun {
         options.interactive = interactive
         let runner = try TerminalStart.runner(options, json: json, hint: options.translation(Translation.english("Nothing was saved. Run with --no-interactive to answer line by line.")))
         let isSQLite = if case .sqlite = location { true } else { false }
+        let form = SignupForm.make(policy: passwordPolicy, strength: estimator)
+        if let flow, let email, case .text(let text) = LineInput.judge(RawArguments.value(of: "--email", parsed: email) ?? Array(email.utf8)) {
+            // An email given as an option is never answered in the conversation: its code is mailed now,
+            // when the rules accept it (else the conversation reports it and mails nothing).
+            var probe = form
+            probe.answer(SignupForm.email, line: text)
+            if probe.errors(for: SignupForm.email).isEmpty {
+                let errors = Self.proveEmail(probe.text(SignupForm.email), flow: flow, at: location)
+                if !errors.isEmpty {
+                    runner.close()
+                    if interactive { TerminalGuard.restore() }
+                    throw ExitCode(report.show(.invalid(errors)))
+                }
+            }
+        }
         var wizard = SignupForm.wizard(
-            form: SignupForm.make(policy: passwordPolicy, strength: estimator), mode: runner.mode,
+            form: flow.map { $0.proof.form(around: form) } ?? form, mode: runner.mode,
             strength: estimator, presets: presets,
-            texts: changing.map { SignupForm.passwordChangeTexts(email: VisibleText.of(SignupForm.normalizeEmail($0))) } ?? SignupForm.texts,
+            texts: resetting ? ResetCommand.texts : changing.map { SignupForm.passwordChangeTexts(email: VisibleText.of(SignupForm.normalizeEmail($0))) } ?? SignupForm.texts,
             // A taken email is said right after the email, before a password is typed for nothing; the
             // store still refuses it at commit, where two runs can race. Not with --public: a stranger
             // would learn which addresses have accounts for one line each, without a hash's cost. Nor
             // on PostgreSQL: a server that is down or stalls would hold the person after the email
             // for its timeouts (10 s to connect, 45 s an answer), and again at the commit.
             // A script hears every error at the end anyway: it is not made to open the store twice.
-            checkedFields: interactive && changing == nil && publicSession == nil && isSQLite ? [SignupForm.email] : []
+            // With a proof of the address, the check mails the code (or, in public mode, a taken
+            // address's owner a notice: the same conversation follows).
+            checkedFields: (interactive && changing == nil && publicSession == nil && isSQLite) || flow != nil ? [SignupForm.email] : []
         )
         let quiet = quiet
         let changing = changing
@@ -273,10 +315,15 @@ struct CreateRun {
         let answer: (Prompt, () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> = sharedLine?.intercept ?? { $1() }
         let publicSignup = publicSession.map { (origin: PublicSession.clientAddress(), limits: $0.limits) }
         let outcome = runner.run(&wizard, intercept: { prompt, read in
-            guard let publicSession else { return answer(prompt, read) }
-            return publicSession.read(prompt) { answer(prompt, read) }
-        }, check: { _, form in Self.takenEmail(in: form, at: location) }) { form in
+            let input = publicSession.map { session in session.read(prompt) { answer(prompt, read) } } ?? answer(prompt, read)
+            if let flow, prompt.question == .field(AddressProof.field.name), case .answer(let text) = input { flow.judge(text) }
+            return input
+        }, check: { _, form in
+            guard let flow else { return Self.takenEmail(in: form, at: location) }
+            return Self.proveEmail(form.text(SignupForm.email), flow: flow, at: location)
+        }) { form in
             let submission = SignupForm.submission(from: form, strength: estimator)
+            if resetting { return ResetCommand.reset(submission, at: location, costs: passwordPolicy.argon2) }
             if let changing {
                 // passwd EMAIL changes EMAIL's password only, whatever the review's edit made of the field.
                 guard AccountStore.key(forEmail: submission.email) == AccountStore.key(forEmail: SignupForm.normalizeEmail(changing)) else {
@@ -285,7 +332,7 @@ struct CreateRun {
                 }
                 return Self.changePassword(submission, at: location, costs: passwordPolicy.argon2)
             }
-            return Self.store(submission, at: location, dryRun: dryRun, costs: passwordPolicy.argon2, public: publicSignup,
+            return Self.store(submission, at: location, dryRun: dryRun, costs: passwordPolicy.argon2, public: publicSignup, notifier: mailing,
                               waiting: { if !quiet { IO.write(translation($0) + "\n", to: 2) } })
         }
         runner.close()
@@ -299,7 +346,7 @@ struct CreateRun {
             default: break
             }
         }
-        if publicSession != nil, case .succeeded = outcome, !dryRun {
+        if publicSession != nil, case .succeeded = outcome, !dryRun, !resetting {
             // A stranger's account waits for an administrator (signup list --state pending, signup enable).
             IO.write(translation(Translation.english("An administrator must enable the account before you can sign in.")) + "\n", to: 2)
         }
@@ -321,6 +368,26 @@ struct CreateRun {
         }
     }
 
+    /// Mails `email` its code; in public mode, when an account has it (whatever its state), its owner
+    /// a notice instead, and no code will match: the stranger hears what a free address hears.
+    /// Outside public mode a taken address is `email.taken` at once, and nothing is mailed.
+    static func proveEmail(_ email: String, flow: ProofFlow, at location: StoreLocation) -> [FieldError] {
+        var taken = false
+        do throws(StoreError) {
+            if !flow.isReset, let store = try location.openExisting() { taken = try store.isTaken(email: email) }
+        } catch {
+            taken = false  // the commit reports a store that is unavailable
+        }
+        if flow.isReset {
+            // The same conversation whatever the address is: only an active account's gets a code.
+            flow.mail(email, notice: ResetCommand.canReset(email, at: location) ? nil : .resetImpossible)
+            return []
+        }
+        if taken && !flow.isPublic { return [SignupForm.emailTaken] }
+        flow.mail(email, notice: taken ? .alreadyRegistered : nil)
+        return []
+    }
+
     /// Exit 69 when there is no database at `location`, 67 when no account there has `email`.
     private static func checkAccount(_ email: String, at location: StoreLocation) throws {
         let store: (any AccountBackend)?
@@ -336,7 +403,8 @@ struct CreateRun {
     }
 
     /// Hashes the submission's password and makes it the account's, in one transaction.
-    static func changePassword(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs) -> SubmitResult<CreatedAccount> {
+    static func changePassword(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs,
+                               recorded change: (String) -> AuditLog.Change = { .passwordChanged(email: $0) }) -> SubmitResult<CreatedAccount> {
         do throws(StoreError) {
             let hash = try PasswordHasher.hash(submission.password, costs: costs)
             guard let store = try location.openExistingForWriting() else {
@@ -348,7 +416,7 @@ struct CreateRun {
                 TerminalGuard.releaseSignals()
                 throw error
             }
-            AuditLog.record(.passwordChanged(email: submission.email))
+            AuditLog.record(change(submission.email))
             return .succeeded(submission.created(id: 0))
         } catch {
             switch error {
@@ -360,7 +428,7 @@ struct CreateRun {
 
     /// Hashes and stores one submission; a dry run rehearses the write (a taken email, a store that would refuse it).
     static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool, costs: PasswordPolicy.Argon2Costs = .standard,
-                      public publicSignup: (origin: String, limits: SignupLimits)? = nil,
+                      public publicSignup: (origin: String, limits: SignupLimits)? = nil, notifier: ProofFlow? = nil,
                       waiting: @escaping @Sendable (String) -> Void = { _ in }) -> SubmitResult<CreatedAccount> {
         do throws(StoreError) {
             let hash = try PasswordHasher.hash(submission.password, costs: costs)
@@ -395,8 +463,13 @@ struct CreateRun {
         } catch {
             switch error {
             case .emailTaken:
-                if publicSignup != nil { AuditLog.refuse(.emailTaken(email: submission.email)) }
-                return .rejected([SignupForm.emailTaken])
+                guard publicSignup != nil else { return .rejected([SignupForm.emailTaken]) }
+                AuditLog.refuse(.emailTaken(email: submission.email))
+                // A stranger never hears that an address has an account, not even when it was taken
+                // after the email was answered (or when no code is asked): its owner is told by mail,
+                // and the stranger hears what a new account's maker hears.
+                notifier?.notify(submission.email)
+                return .succeeded(submission.created(id: 0))
             case .noAccount, .unavailable: return .unavailable(reason: error.description)
             case .limitReached(let reason): PublicSession.end(reason, refusal: .rateLimit(reason: reason))  // a public session's limit: one line, exit 75
             }

@@ -94,6 +94,14 @@ struct Settings {
     var overall = Setting(value: 30, origin: .builtIn)
     /// `public.limit-window`: `--limit-window`'s default.
     var limitWindow = Setting(value: 3600, origin: .builtIn)
+    /// `public.prove-address`: whether `--public` mails a code to prove the address (yes by default).
+    var proveAddress = Setting(value: true, origin: .builtIn)
+    /// `mail.command`: the sendmail-compatible command, split into words on blanks (no shell).
+    var mailCommand = Setting(value: Settings.defaultMailCommand, origin: .builtIn)
+    /// `mail.from`: the sender of signup's mails, `signup@` and the host's name unless a file says.
+    var mailFrom = Setting(value: "signup@" + MailMessage.hostName, origin: .builtIn)
+    /// `mail.command`'s default.
+    static let defaultMailCommand = ["/usr/sbin/sendmail", "-t", "-i"]
     /// `syslog.facility`: the facility of the audit lines, `authpriv` unless a file says `auth`.
     var syslogFacility = Setting(value: SyslogFacility.authpriv, origin: .builtIn)
 
@@ -170,6 +178,23 @@ struct Settings {
                                                               at.merging(["choices": "authpriv, auth"]) { a, _ in a }))
                     }
                     syslogFacility = Setting(value: facility, origin: origin)
+                case "public.prove-address":
+                    guard text == "yes" || text == "no" else {
+                        throw ConfigError(Translation.english("{file}, line {line}: {key} takes one of: {choices}",
+                                                              at.merging(["choices": "yes, no"]) { a, _ in a }))
+                    }
+                    proveAddress = Setting(value: text == "yes", origin: origin)
+                case "mail.command":
+                    let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+                    guard let program = words.first, program.hasPrefix("/") else {
+                        throw ConfigError(Translation.english("{file}, line {line}: {key} must start with the program's absolute path", at))
+                    }
+                    mailCommand = Setting(value: words, origin: origin)
+                case "mail.from":
+                    guard text.contains("@"), !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                        throw ConfigError(Translation.english("{file}, line {line}: {key} takes an email address", at))
+                    }
+                    mailFrom = Setting(value: text, origin: origin)
                 case "argon2.memory": argon2Memory = Setting(value: try number(least.memoryKiB, most.memoryKiB), origin: origin)
                 case "argon2.passes": argon2Passes = Setting(value: try number(least.iterations, most.iterations), origin: origin)
                 case "argon2.parallelism": argon2Parallelism = Setting(value: try number(least.parallelism, most.parallelism), origin: origin)

@@ -40,6 +40,7 @@ struct Signup: ParsableCommand {
               signup list --state pending     the accounts waiting for an administrator
               signup verify a@example.com < pw.txt
               signup passwd a@example.com     change a password at this terminal
+              signup reset a@example.com      a forgotten password, with a code mailed to the address
               signup disable a@example.com    no sign-in until signup enable
               signup enable a@example.com     sign-in allowed again, or a pending one approved
               signup delete a@example.com --yes
@@ -50,7 +51,7 @@ struct Signup: ParsableCommand {
             """),
         version: About.version,
         subcommands: [
-            CreateCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, DisableCommand.self,
+            CreateCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, ResetCommand.self, DisableCommand.self,
             EnableCommand.self, DeleteCommand.self, ImportCommand.self, ConfigCommand.self,
         ],
         defaultSubcommand: CreateCommand.self

@@ -43,6 +43,31 @@ struct SignupLimitTests {
         }
     }
 
+    @Test("mails of public sessions stop at 3 per account the limits allow, per client and overall, within the window", arguments: Backend.all)
+    func mailLimits(backend: Backend) throws {
+        let limits = SignupLimits(windowSeconds: 3600, perClient: 1, overall: 2)
+        try backend.withFreshLocation { location in
+            let store = try location.openForWriting()
+            let now = Date()
+            for _ in 1...3 { try store.recordMail(origin: "192.0.2.1", at: now, limits: limits) }
+            #expect {
+                try store.recordMail(origin: "192.0.2.1", at: now, limits: limits)
+            } throws: { error in
+                guard case .limitReached(let reason) = error as? StoreError else { return false }
+                return reason.contains("from your address") && !reason.contains("192.0.2.1")
+            }
+            for _ in 1...3 { try store.recordMail(origin: "198.51.100.7", at: now, limits: limits) }
+            #expect {
+                try store.recordMail(origin: "203.0.113.9", at: now, limits: limits)
+            } throws: { error in
+                guard case .limitReached(let reason) = error as? StoreError else { return false }
+                return !reason.contains("your address")
+            }
+            // A refused mail was not counted, and the window moves on.
+            try store.recordMail(origin: "192.0.2.1", at: now.addingTimeInterval(3601), limits: limits)
+        }
+    }
+
     @Test("a refused sign-up stores nothing, and a taken email is still taken", arguments: Backend.all)
     func refusalsStoreNothing(backend: Backend) throws {
         let hash = try Self.hash.get()

@@ -95,7 +95,8 @@ import Testing
 
     @Test func configShowsEveryKeyWithItsOriginAndNoPassword() {
         let box = Sandbox()
-        let file = Self.userFile(box, "argon2.memory = 47104\nargon2.passes = 1\npublic.per-client = 2\nsyslog.facility = auth\n")
+        let file = Self.userFile(box, "argon2.memory = 47104\nargon2.passes = 1\npublic.per-client = 2\nsyslog.facility = auth\n"
+                                 + "public.prove-address = no\nmail.command = /usr/lib/sendmail  -t\t-i -f signup@example.org\n")
         let run = box.run(["config"], environment: Self.reading(box, ["SIGNUP_DB": "postgresql://alice:S3cretPW@db.example/accounts"]),
                           secrets: ["S3cretPW"])
         #expect(run.status == 0, "\(run.stderr)")
@@ -109,11 +110,14 @@ import Testing
         #expect(lines.contains("default public.answer-seconds = 60"))
         #expect(lines.contains("\(file):3 public.per-client = 2"))
         #expect(lines.contains("\(file):4 syslog.facility = auth"))
+        #expect(lines.contains("\(file):5 public.prove-address = no"))
+        #expect(lines.contains("\(file):6 mail.command = /usr/lib/sendmail -t -i -f signup@example.org"))
+        #expect(lines.contains { $0.hasPrefix("default mail.from = signup@") })
         let json = box.run(["config", "--json"], environment: Self.reading(box))
         let settings = json.json["settings"] as? [String: Any] ?? [:]
-        #expect(settings.keys.sorted() == ["argon2.memory", "argon2.parallelism", "argon2.passes", "database", "policy", "policy-file",
-                                           "public.answer-seconds", "public.limit-window", "public.overall", "public.per-client",
-                                           "public.session-seconds", "syslog.facility"])
+        #expect(settings.keys.sorted() == ["argon2.memory", "argon2.parallelism", "argon2.passes", "database", "mail.command", "mail.from",
+                                           "policy", "policy-file", "public.answer-seconds", "public.limit-window", "public.overall",
+                                           "public.per-client", "public.prove-address", "public.session-seconds", "syslog.facility"])
         #expect(settings["policy-file"] is NSNull)
         #expect((settings["argon2.memory"] as? [String: Any])?["value"] as? Int == 47104)
         #expect(((settings["syslog.facility"] as? [String: Any])?["origin"] as? [String: Any])?["line"] as? Int == 4)
@@ -148,6 +152,9 @@ import Testing
         ("argon2.parallelism = 0\n", "line 1: argon2.parallelism takes a whole number from 1 to 64"),
         ("policy = lax\n", "line 1: policy takes one of: standard, strict, nist"),
         ("syslog.facility = local0\n", "line 1: syslog.facility takes one of: authpriv, auth"),
+        ("public.prove-address = maybe\n", "line 1: public.prove-address takes one of: yes, no"),
+        ("mail.command = sendmail -t -i\n", "line 1: mail.command must start with the program's absolute path"),
+        ("mail.from = nobody\n", "line 1: mail.from takes an email address"),
         ("public.overall =\n", "line 1: public.overall has no value"),
         ("policy = strict\npolicy-file = p.json\n", "line 2: policy and policy-file (line 1) name two policies"),
         ("\n\nid = caf\u{E9}\n", "line 3: unknown key id"),
@@ -215,7 +222,7 @@ import Testing
 
     @Test func theFileLimitsAPublicSignup() {
         let box = Sandbox()
-        Self.userFile(box, "database = public.sqlite\npublic.per-client = 1\n")
+        Self.userFile(box, "database = public.sqlite\npublic.per-client = 1\npublic.prove-address = no\n")
         let environment = Self.reading(box, ["SSH_CLIENT": "192.0.2.7 50000 22"])
         let first = box.run(["--public", "--no-interactive"], input: Data(("a@example.com\n" + goodPassword + "\n" + goodPassword + "\n").utf8),
                             environment: environment)

@@ -168,7 +168,7 @@ struct PostgresCommandTests {
         #expect(statuses.all.filter { $0 == 0 }.count == 1)
         #expect(statuses.all.filter { $0 == 65 }.count == 31, "\(statuses.all.sorted())")
         #expect(db.rows == 1)
-        #expect(db.psql("SELECT count(*) FROM grdb_migrations") == ["5"])
+        #expect(db.psql("SELECT count(*) FROM grdb_migrations") == ["6"])
     }
 
     @Test(arguments: ["create", "list", "verify"])

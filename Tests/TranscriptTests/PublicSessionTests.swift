@@ -9,7 +9,7 @@ import WizardTesting
     private static func start(_ arguments: String, scratch: ScratchFolder) throws -> PseudoTerminal {
         try PseudoTerminal(
             executable: "/bin/sh",
-            arguments: ["-c", "\"$0\" --public --db \"$1\" \(arguments); echo \"status=$?\"; stty -a", signupBinary, scratch.database],
+            arguments: ["-c", "\"$0\" --public --no-prove-address --db \"$1\" \(arguments); echo \"status=$?\"; stty -a", signupBinary, scratch.database],
             environment: PseudoTerminal.environment(["HOME": scratch.path]))
     }
 

@@ -104,11 +104,19 @@ printf '%s\n' "$password" | run 0 verify weak@example.com --db "$db"  # already 
 run 0 delete weak@example.com --db "$db" --yes
 
 # Public refusals: the per-client limit (1), a taken address, an early end, the idle timeout.
-pub=(--public --limit-per-client 1 --db "$db")
+# The mail command keeps each message in $tmp/mail (a real MTA: ssh.sh).
+mkdir -p "$tmp/mail"
+printf '#!/bin/sh\ncat >"%s/mail/$$"\n' "$tmp" >"$tmp/keep-mail"; chmod 0755 "$tmp/keep-mail"
+printf 'mail.command = %s -t -i\n' "$tmp/keep-mail" >"$tmp/mail.conf"
+pub=(--public --no-prove-address --limit-per-client 1 --db "$db")
 answers stranger1@example.com "$password" | public 203.0.113.7 0 "${pub[@]}"
 answers stranger2@example.com "$password" | public 203.0.113.7 75 "${pub[@]}"
 answers stranger3@example.com "$password" | public 2001:db8::7 0 --dry-run "${pub[@]}"  # a dry run: no line
-answers alice@example.com "$password" | public 198.51.100.23 65 "${pub[@]}"
+# A taken address: the stranger hears what a new account's maker hears; its owner is mailed.
+answers alice@example.com "$password" | SIGNUP_CONFIG="$tmp/mail.conf" public 198.51.100.23 0 "${pub[@]}"
+grep -q 'Subject: Someone tried to sign up on' "$tmp"/mail/* || fail "the owner of a taken address was not mailed"
+# Proof of the address (public mode's default): the code mailed, a wrong one typed.
+printf 'coded@example.com\n000000\n%s\n%s\n' "$password" "$password" | SIGNUP_CONFIG="$tmp/mail.conf" public 198.51.100.40 65 --public --db "$db"
 printf 'half@example.com\n' | public 198.51.100.24 66 "${pub[@]}"
 sleep 3 | public 2001:db8::9 75 "${pub[@]}" --idle-timeout 1
 sleep 3 | public 2001:db8::10 75 "${pub[@]}" --idle-timeout 5 --session-limit 1
@@ -179,6 +187,9 @@ authpriv.info signup: account deleted by $user: weak@example.com
 authpriv.info signup: pending account created from 203.0.113.7 by $user: stranger1@example.com
 authpriv.warning signup: public sign-up refused from 203.0.113.7 by $user: client limit reached
 authpriv.notice signup: public sign-up refused from 198.51.100.23 by $user: email taken: alice@example.com
+authpriv.info signup: sign-up notice mailed to the owner from 198.51.100.23 by $user: alice@example.com
+authpriv.info signup: address code mailed from 198.51.100.40 by $user: coded@example.com
+authpriv.warning signup: public sign-up refused from 198.51.100.40 by $user: wrong code
 authpriv.notice signup: public sign-up refused from 198.51.100.24 by $user: session ended early: input ended
 authpriv.warning signup: public sign-up refused from 2001:db8::9 by $user: no answer for 1 s
 authpriv.warning signup: public sign-up refused from 2001:db8::10 by $user: session time is up
@@ -234,14 +245,14 @@ cp /etc/fail2ban/filter.d/common.conf "$root/docs/fail2ban/filter.d/signup.conf"
 filter="$tmp/fail2ban/filter.d/signup.conf"
 fail2ban-regex --print-all-matched "$tmp/syslog" "$filter" >"$tmp/f2b" 2>&1 || fail "fail2ban-regex failed: $(tail -n 5 "$tmp/f2b")"
 matched="$(sed -n 's/^Lines: [0-9]* lines, [0-9]* ignored, \([0-9]*\) matched.*/\1/p' "$tmp/f2b")"
-[ "$matched" = 8 ] || { cat "$tmp/f2b"; fail "fail2ban-regex matched ${matched:-?} lines, not the 8 refusals with an address"; }
+[ "$matched" = 9 ] || { cat "$tmp/f2b"; fail "fail2ban-regex matched ${matched:-?} lines, not the 9 refusals with an address"; }
 # The matched lines are exactly the refusals with an address: no change, not the forged text.
 sed -n '/^|- Matched line(s):/,/^`-/p' "$tmp/f2b" | grep '^|  ' | sed -E 's/^\|  //; s/^.* signup\[[0-9]+\]: //' >"$tmp/f2b-matched"
 grep -E '^[^ ]+ signup: public sign-up refused from ' "$tmp/got" | sed -E 's/^[^ ]+ signup: //' >"$tmp/f2b-want"
 diff -u "$tmp/f2b-want" "$tmp/f2b-matched" || fail "fail2ban matched other lines than the refusals with an address"
 # Each match's host, as fail2ban would ban it: the line's client address.
 fail2ban-regex -v "$tmp/syslog" "$filter" 2>&1 | grep -E '^\|\s+[0-9a-f.:]+\s+[A-Z][a-z]{2} [A-Z][a-z]{2} ' | awk '{print $2}' >"$tmp/f2b-hosts"
-printf '%s\n' 203.0.113.7 198.51.100.23 198.51.100.24 2001:db8::9 2001:db8::10 198.51.100.31 198.51.100.32 198.51.100.33 | diff -u - "$tmp/f2b-hosts" || fail "fail2ban's hosts are not the refused clients"
+printf '%s\n' 203.0.113.7 198.51.100.23 198.51.100.40 198.51.100.24 2001:db8::9 2001:db8::10 198.51.100.31 198.51.100.32 198.51.100.33 | diff -u - "$tmp/f2b-hosts" || fail "fail2ban's hosts are not the refused clients"
 # docs/audit-log.md shows both files' settings: the same as the files shipped.
 python3 - "$root/docs/audit-log.md" "$root/docs/fail2ban" <<'PY' || fail "docs/audit-log.md and docs/fail2ban disagree"
 import re, sys

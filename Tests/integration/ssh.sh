@@ -25,6 +25,7 @@ for stale in $(getent passwd | cut -d: -f1 | grep -E '^signup-ssh-[0-9]+$' || tr
 done
 cleanup() {
     [ -f "$tmp/sshd.pid" ] && kill "$(cat "$tmp/sshd.pid")" 2>/dev/null
+    command -v mta_stop >/dev/null 2>&1 && mta_stop "$tmp/mta"
     for pid in $(pgrep -u "$user" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
     for _ in $(seq 50); do pgrep -u "$user" >/dev/null 2>&1 || break; sleep 0.1; done
     userdel "$user" 2>/dev/null
@@ -85,7 +86,7 @@ start_sshd() {  # start_sshd [PROCESS_LIMIT]
     fi
     for _ in $(seq 50); do [ -s "$tmp/sshd.pid" ] && break; sleep 0.1; done
 }
-write_config "--limit-per-client 1000 --limit-overall 1000" "$db"
+write_config "--no-prove-address --limit-per-client 1000 --limit-overall 1000" "$db"
 start_sshd
 
 failures=0
@@ -177,7 +178,7 @@ grep -q "No answer for 4 s" "$tmp/waiting.out" && grep -q "status=75" "$tmp/wait
 # here on sshd): while they stay no sign-up can start, so the limit is real, and once sshd has
 # closed them a sign-up succeeds.
 limit=4 unused=8  # long enough for all of them to log in on a busy machine
-write_config "--limit-per-client 1000 --limit-overall 1000" "$db"
+write_config "--no-prove-address --limit-per-client 1000 --limit-overall 1000" "$db"
 start_sshd "$limit"
 holders=()
 for _ in $(seq $((limit + 2))); do
@@ -201,7 +202,7 @@ echo "flood: $held connections without a session against a process limit of $lim
 # Connections that never log in: MaxStartups 10 here (from 10 of them every new connection is
 # refused, whoever makes it); PerSourceMaxStartups keeps one address to 4, so a sign-up from
 # another address still gets in while 127.0.0.1 holds 12.
-write_config "--limit-per-client 1000 --limit-overall 1000" "$db" "MaxStartups 10
+write_config "--no-prove-address --limit-per-client 1000 --limit-overall 1000" "$db" "MaxStartups 10
 PerSourceMaxStartups 4"
 start_sshd
 python3 -c 'import socket, sys, time
@@ -216,7 +217,7 @@ echo "startups: 12 connections from 127.0.0.1 that never log in; a sign-up from 
 # The limit of accounts per client, counted in the store: 8 concurrent clients from one address,
 # a limit of 3 per client: exactly 3 accounts, pending; the others end with exit 75 and a line.
 limited="$tmp/db/limited.sqlite"
-write_config "--limit-per-client 3 --limit-overall 100" "$limited"
+write_config "--no-prove-address --limit-per-client 3 --limit-overall 100" "$limited"
 start_sshd
 for i in $(seq 0 7); do
     ( printf 'rate%s@example.com\nQuartz-Lantern-58\nQuartz-Lantern-58\n' "$i" | ssh_t >"$tmp/rate$i.out" 2>&1 && s=0 || s=$?
@@ -230,5 +231,57 @@ for i in $(seq 0 7); do
 done
 echo "rate limit: 8 concurrent clients from one address, limit 3: $created created (pending), $refused refused with exit 75"
 [ "$created" -eq 3 ] && [ "$refused" -eq 5 ] || fail "rate limit: $created created, $refused refused"
+
+# Proof of the address with a real MTA (scripts/lib/mta.sh: Exim on loopback, delivering to a
+# mailbox in $tmp/mta): a stranger signs up over ssh with the code read from the mailbox; a taken
+# address and a free one give the same conversation; then the password is reset over a forced
+# `signup reset --public`, again with the mailed code.
+. "$root/scripts/lib/mta.sh"
+if mta_start "$tmp/mta" >"$tmp/mta.out" 2>&1; then
+    printf 'mail.command = %s -t -i\n' "$(mta_sendmail_command "$tmp/mta")" >"$tmp/signup.conf"
+    chmod 0644 "$tmp/signup.conf"
+    proved="$tmp/db/proved.sqlite"
+    # The code is typed once it arrives: a question may wait 30 s here.
+    write_config "--config $tmp/signup.conf --idle-timeout 30" "$proved"
+    start_sshd
+    code_of() { sed -n 's/^    \([0-9]\{6\}\)\r\{0,1\}$/\1/p' "$1"; }
+    with_code() {  # with_code EMAIL PASSWORD: the email, the code from its mail, the password twice
+        printf '%s\n' "$1"
+        mta_wait_message "$tmp/mta" "$1" 40 >"$tmp/mail.$1" || true
+        code="$(code_of "$tmp/mail.$1")"; printf '%s\n' "${code:-000000}" "$2" "$2"
+    }
+    out="$(with_code proved@example.com Quartz-Lantern-58 | ssh_t 2>&1)" && status=0 || status=$?
+    grep -q '^To: proved@example.com' "$tmp/mail.proved@example.com" && grep -q '^Subject: Your sign-up code for ' "$tmp/mail.proved@example.com" \
+        && [ -n "$(code_of "$tmp/mail.proved@example.com")" ] || fail "proof: no code mail was delivered: $(cat "$tmp/mail.proved@example.com")"
+    "$SIGNUP_BIN" list --state pending --db "$proved" | grep -q 'proved@example.com' \
+        && [ "$status" -eq 0 ] || fail "proof: the sign-up with the mailed code did not store a pending account (exit $status): $out"
+    grep -q 'Quartz-Lantern-58' "$tmp/mail.proved@example.com" && fail "proof: the mail holds the password"
+    echo "proof: a sign-up over ssh with the code from the real MTA's mailbox: exit $status, the account pending"
+    # A taken address and a free one (as long), a stranger without the code: the same conversation.
+    stranger() { { printf '%s\n' "$1"; mta_wait_message "$tmp/mta" "$1" 40 >"$tmp/mail.$1" || true; printf '123456\n%s\n%s\n' Quartz-Lantern-58 Quartz-Lantern-58; } \
+        | ssh_t 2>&1 | sed "s/$1/ADDRESS/g"; }
+    taken="$(stranger proved@example.com)" || true; free="$(stranger freeme@example.com)" || true
+    if [ "$taken" = "$free" ] && grep -q '^Subject: Someone tried to sign up on ' "$tmp/mail.proved@example.com" \
+        && grep -q '^Subject: Your sign-up code for ' "$tmp/mail.freeme@example.com"; then
+        echo "proof: a taken and a free address over ssh: the same conversation; the owner was mailed a notice"
+    else
+        fail "proof: a taken and a free address differ over ssh: $(diff <(echo "$taken") <(echo "$free"))"
+    fi
+    # The account enabled by the administrator, then its password reset over ssh.
+    setpriv --reuid="$user" --regid="$user" --clear-groups "$bin" enable proved@example.com --db "$proved" >/dev/null
+    write_config "--config $tmp/signup.conf" "$proved"
+    sed -i -E "s|^( *ForceCommand exec ).*|\1$bin reset --public --config $tmp/signup.conf --db $proved|" "$tmp/sshd_config"
+    start_sshd
+    out="$(with_code proved@example.com Velvet-Harbor-93 | ssh_t 2>&1)" && status=0 || status=$?
+    grep -q '^Subject: Your password reset code for ' "$tmp/mail.proved@example.com" || fail "reset: no reset code was delivered"
+    if [ "$status" -eq 0 ] && printf 'Velvet-Harbor-93\n' | setpriv --reuid="$user" --regid="$user" --clear-groups "$bin" verify proved@example.com --db "$proved" >/dev/null 2>&1; then
+        echo "reset: a forgotten password reset over ssh with the code from the real MTA's mailbox"
+    else
+        fail "reset: the password was not reset over ssh (exit $status): $out"
+    fi
+    mta_stop "$tmp/mta"
+else
+    fail "proof: the MTA did not start: $(tail -n 5 "$tmp/mta.out")"
+fi
 
 [ "$failures" -eq 0 ] && echo "ssh: all checks passed" || exit 1

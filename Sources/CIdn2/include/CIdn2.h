@@ -16,3 +16,8 @@ const char *signup_idn2_failure(void);
 /// `*unicode` holds the domain's Unicode form, to be freed with free(). Returns libidn2's error
 /// code, or IDN2_MALLOC when libidn2 is not loaded (signup_idn2_failure says why).
 int signup_idn2_unicode_form(const char *domain, char **unicode);
+
+/// UTS #46 ToASCII of `domain` (NUL-terminated UTF-8), nontransitional: on IDN2_OK, `*ascii`
+/// holds the domain's ASCII form (`xn--` labels), the form a mail header carries, to be freed
+/// with free(). Returns as signup_idn2_unicode_form does.
+int signup_idn2_ascii_form(const char *domain, char **ascii);
