@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import WizardTesting
 import Testing
 
 /// Proof of the address at a terminal: the code asked right after the email, five wrong codes
