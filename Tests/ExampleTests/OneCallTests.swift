@@ -88,6 +88,50 @@ import WizardTesting
         #expect(!terminal.screen.contains("secret-sq"), "the masked answer was shown: \(terminal.screen)")
     }
 
+    /// Ctrl-C while a slow check or submit runs ends the child with 130 and nothing but the
+    /// conversation on its screen: the testing library in the child reports no issue.
+    @Test func controlCDuringASlowCheckExits130WithACleanScreen() async throws {
+        let terminal = try await PseudoTerminal.start(pipeStandardOutput: true) {
+            _ = await Self.form.runOrExit(checking: [Keys.username]) { _, _ in
+                try? await Task.sleep(for: .seconds(30))
+                return []
+            } submit: { form in form.text(Keys.username) }
+        }
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 20)
+        try terminal.send("bob\r")
+        terminal.settle(quiet: 0.3)
+        try terminal.send("\u{03}")
+        #expect(try terminal.wait(timeout: 10) == .exited(130))
+        try terminal.readAll()
+        #expect(!terminal.screen.contains("Test"), "\(terminal.screen)")
+        #expect(!terminal.screen.contains("misused"), "\(terminal.screen)")
+    }
+
+    @Test func controlCDuringASlowSubmitExits130WithACleanScreen() async throws {
+        let terminal = try await PseudoTerminal.start(pipeStandardOutput: true) {
+            _ = await Self.form.runOrExit { form in
+                try await Task.sleep(for: .seconds(30))
+                return form.text(Keys.username)
+            }
+        }
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 20)
+        try terminal.send("bob\r")
+        try terminal.expect("Password: ")
+        try terminal.send("long-enough\r")
+        try terminal.expect("Age: ")
+        try terminal.send("42\r")
+        try terminal.expect("Submit? [Y/n/e] ")
+        try terminal.send("y\r")
+        terminal.settle(quiet: 0.5)
+        try terminal.send("\u{03}")
+        #expect(try terminal.wait(timeout: 10) == .exited(130))
+        try terminal.readAll()
+        #expect(!terminal.screen.contains("Test"), "\(terminal.screen)")
+        #expect(!terminal.screen.contains("misused"), "\(terminal.screen)")
+    }
+
     @Test func declinedAtTheReviewExits1() async throws {
         let terminal = try await PseudoTerminal.start { await Self.program() }
         defer { terminal.kill(SIGKILL) }
