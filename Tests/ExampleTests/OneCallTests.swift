@@ -88,6 +88,26 @@ import WizardTesting
         #expect(!terminal.screen.contains("secret-sq"), "the masked answer was shown: \(terminal.screen)")
     }
 
+    /// Answers bob, long-enough and 42, up to the review's question.
+    static func answerEveryField(_ terminal: PseudoTerminal) throws {
+        try terminal.expect("Username: ", timeout: 20)
+        try terminal.send("bob\r")
+        try terminal.expect("Password: ")
+        try terminal.send("long-enough\r")
+        try terminal.expect("Age: ")
+        try terminal.send("42\r")
+        try terminal.expect("Submit? [Y/n/e] ")
+    }
+
+    /// Sends Ctrl-C; the child exits 130 and its screen holds only the conversation.
+    static func interruptExpectingACleanEnd(_ terminal: PseudoTerminal) throws {
+        try terminal.send("\u{03}")
+        #expect(try terminal.wait(timeout: 10) == .exited(130))
+        try terminal.readAll()
+        #expect(!terminal.screen.contains("Test"), "\(terminal.screen)")
+        #expect(!terminal.screen.contains("misused"), "\(terminal.screen)")
+    }
+
     /// Ctrl-C while a slow check or submit runs ends the child with 130 and nothing but the
     /// conversation on its screen: the testing library in the child reports no issue.
     @Test func controlCDuringASlowCheckExits130WithACleanScreen() async throws {
@@ -101,11 +121,7 @@ import WizardTesting
         try terminal.expect("Username: ", timeout: 20)
         try terminal.send("bob\r")
         terminal.settle(quiet: 0.3)
-        try terminal.send("\u{03}")
-        #expect(try terminal.wait(timeout: 10) == .exited(130))
-        try terminal.readAll()
-        #expect(!terminal.screen.contains("Test"), "\(terminal.screen)")
-        #expect(!terminal.screen.contains("misused"), "\(terminal.screen)")
+        try Self.interruptExpectingACleanEnd(terminal)
     }
 
     @Test func controlCDuringASlowSubmitExits130WithACleanScreen() async throws {
@@ -116,32 +132,16 @@ import WizardTesting
             }
         }
         defer { terminal.kill(SIGKILL) }
-        try terminal.expect("Username: ", timeout: 20)
-        try terminal.send("bob\r")
-        try terminal.expect("Password: ")
-        try terminal.send("long-enough\r")
-        try terminal.expect("Age: ")
-        try terminal.send("42\r")
-        try terminal.expect("Submit? [Y/n/e] ")
+        try Self.answerEveryField(terminal)
         try terminal.send("y\r")
         terminal.settle(quiet: 0.5)
-        try terminal.send("\u{03}")
-        #expect(try terminal.wait(timeout: 10) == .exited(130))
-        try terminal.readAll()
-        #expect(!terminal.screen.contains("Test"), "\(terminal.screen)")
-        #expect(!terminal.screen.contains("misused"), "\(terminal.screen)")
+        try Self.interruptExpectingACleanEnd(terminal)
     }
 
     @Test func declinedAtTheReviewExits1() async throws {
         let terminal = try await PseudoTerminal.start { await Self.program() }
         defer { terminal.kill(SIGKILL) }
-        try terminal.expect("Username: ", timeout: 20)
-        try terminal.send("bob\r")
-        try terminal.expect("Password: ")
-        try terminal.send("long-enough\r")
-        try terminal.expect("Age: ")
-        try terminal.send("42\r")
-        try terminal.expect("Submit? [Y/n/e] ")
+        try Self.answerEveryField(terminal)
         try terminal.send("n\r")
         #expect(try terminal.wait() == .exited(1))
     }
