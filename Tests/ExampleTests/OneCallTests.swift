@@ -138,6 +138,46 @@ import WizardTesting
         try Self.interruptExpectingACleanEnd(terminal)
     }
 
+    /// The one call takes the wizard's `reviewValue:` and `confirmsDiscard:`.
+    @Test func theReviewShowsWhatReviewValueSays() async throws {
+        let terminal = try await PseudoTerminal.start {
+            _ = await Self.form.runOrExit(reviewValue: { field, _ in field == Keys.password.name ? "set (reasonable)" : nil }) { form in
+                form.text(Keys.username)
+            }
+        }
+        defer { terminal.kill(SIGKILL) }
+        try Self.answerEveryField(terminal)
+        #expect(terminal.screen.contains("Password  set (reasonable)"), "\(terminal.screen)")
+        try terminal.send("y\r")
+        #expect(try terminal.wait() == .exited(0))
+    }
+
+    @Test func controlCWithoutConfirmsDiscardExits130WithoutAsking() async throws {
+        let terminal = try await PseudoTerminal.start { _ = await Self.form.runOrExit(confirmsDiscard: false) { $0.text(Keys.username) } }
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 20)
+        try terminal.send("bob\r")
+        try terminal.expect("Password: ")
+        try terminal.send("\u{03}")
+        #expect(try terminal.wait() == .exited(130))
+        try terminal.readAll()
+        #expect(!terminal.screen.contains("Discard"), "\(terminal.screen)")
+    }
+
+    /// A submit that throws several field errors at once: a script hears each of them.
+    @Test func aSubmitRefusingSeveralFieldsReportsEachToAScript() async throws {
+        let run = try await ScriptRun("bob\nlong-enough\n42\n") {
+            _ = await Self.form.runOrExit { _ -> String in
+                throw SubmissionFailure.fields([
+                    FieldError(field: Keys.username.name, code: "username.taken", message: "That name is taken"),
+                    FieldError(field: Keys.age.name, code: "age.other", message: "Ask a parent"),
+                ])
+            }
+        }
+        #expect(run.termination == .exited(65))
+        #expect(run.standardError.hasSuffix("error: username: That name is taken\nerror: age: Ask a parent\n"), "\(run.standardError)")
+    }
+
     @Test func declinedAtTheReviewExits1() async throws {
         let terminal = try await PseudoTerminal.start { await Self.program() }
         defer { terminal.kill(SIGKILL) }
