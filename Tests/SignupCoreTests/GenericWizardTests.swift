@@ -85,6 +85,18 @@ import Testing
         #expect(review.contains(.review(title: "Review", lines: [ReviewLine(label: "Newsletter", value: "no", isAnswer: true)])))
     }
 
+    /// A hint comes once before the field's first prompt at a terminal, never in a script.
+    @Test func aHintIsShownOnceAtATerminalAndNeverToAScript() {
+        var name = Field(FieldKey<String>("name"), label: "Name", rules: [.minLength(3)])
+        name.hint = "At least 3 letters"
+        for mode in [WizardMode.interactive, .script] {
+            var wizard = Wizard<String>(form: Form(fields: [name]), mode: mode)
+            let effects = wizard.start() + wizard.handle(.answer("bo")) + wizard.handle(.answer("bob"))
+            let hints = effects.filter { $0 == .hint("At least 3 letters") }.count
+            #expect(hints == (mode == .interactive ? 1 : 0), "\(mode): \(effects)")
+        }
+    }
+
     @Test func aScriptsEmptyLineKeepsTheInitialValue() {
         let (_, outcome) = run(.script, [.answer("bob"), .answer("42"), .answer("")])
         #expect(outcome == .succeeded(Member(name: "bob", age: 42)))
