@@ -126,6 +126,21 @@ import Testing
         #expect(prompts(effects).last == "Join? [Y/n/e] ")
     }
 
+    /// A question of your own is never explained as the default's "y to submit"; a help set
+    /// with it is used as it is.
+    @Test func aReviewQuestionOfYourOwnGetsAHelpThatFitsIt() {
+        var texts = WizardTexts()
+        #expect(texts.reviewHelp == "Answer y to submit, n to cancel, or e to change an answer.")
+        texts.reviewQuestion = "Create account? [Y/n/e] "
+        let (effects, _) = run(.interactive, [.answer("bob"), .answer("42"), .answer("free"), .answer("n")], texts: texts)
+        #expect(effects.contains(.notice("Answer y for yes, n to cancel, or e to change an answer.")))
+        #expect(!effects.contains(.notice("Answer y to submit, n to cancel, or e to change an answer.")))
+        texts.reviewHelp = "Answer y to create the account."
+        #expect(texts.reviewHelp == "Answer y to create the account.")
+        texts.reviewQuestion = "Join? [Y/n/e] "
+        #expect(texts.reviewHelp == "Answer y to create the account.")
+    }
+
     @Test func aScriptHearsEveryTypedErrorAtTheEnd() {
         let (_, outcome) = run(.script, [.answer("bo"), .answer("old"), .answer("gold")])
         guard case .invalid(let errors) = outcome else {
