@@ -99,13 +99,15 @@ import WizardTesting
         try terminal.expect("Submit? [Y/n/e] ")
     }
 
-    /// Sends Ctrl-C; the child exits 130 and its screen holds only the conversation.
+    /// Sends Ctrl-C; the child exits 130 at once and its screen holds only the conversation.
     static func interruptExpectingACleanEnd(_ terminal: PseudoTerminal) throws {
         try terminal.send("\u{03}")
         #expect(try terminal.wait(timeout: 10) == .exited(130))
         try terminal.readAll()
         #expect(!terminal.screen.contains("Test"), "\(terminal.screen)")
         #expect(!terminal.screen.contains("misused"), "\(terminal.screen)")
+        // The answer under check, or submitted, is not lost: nothing asks to discard it.
+        #expect(!terminal.screen.contains("Discard"), "\(terminal.screen)")
     }
 
     /// Ctrl-C while a slow check or submit runs ends the child with 130 and nothing but the
