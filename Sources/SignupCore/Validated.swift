@@ -139,6 +139,7 @@ public struct Validated<Value: Sendable & Equatable>: Sendable {
 /// so a decoded value would have none. Encode the ``value``s, and make the validated values
 /// again from them with their rules.
 extension Validated: Equatable {
+    /// Whether both hold the same value and show the same: rules aside, as the extension says.
     public static func == (lhs: Validated, rhs: Validated) -> Bool {
         lhs.wrappedValue == rhs.wrappedValue && lhs.initialValue == rhs.initialValue && lhs.mode == rhs.mode
             && lhs.isChanged == rhs.isChanged && lhs.isValidated == rhs.isValidated
