@@ -114,6 +114,7 @@ let afterAnswer: Wizard<String>.AfterAnswer = { name, form in
 
 var texts = WizardTexts(banner: "Create your account (Ctrl-C to cancel)")
 texts.reviewQuestion = "Sign up? [Y/n/e] "
+texts.reviewHelp = "Answer y to sign up, n to cancel, or e to change an answer."
 // The one call runs the form at a terminal or over a script, and on any ending but a sign-up
 // prints the errors and exits with the outcome's code (65 invalid, 66 input ended, 1 declined,
 // 130 cancelled). The username is checked right after it is answered, as a sign-up page asks

@@ -68,7 +68,8 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
     public let dependsOn: [String]
     /// Message texts by code (`password.tooShort`) or by reason (`tooShort`) that replace the rules' own.
     public var messages: [String: String]
-    /// A line shown before the field is first asked, such as its requirements; nil for none.
+    /// A line shown at a terminal before the field is first asked, such as its requirements; nil
+    /// for none. A script (``WizardMode/script``) never gets it: its output is a protocol.
     public var hint: String?
     /// Whether a terminal keeps its answers for Up to recall (true); false for a one-time
     /// answer such as a code sent by email, which must not outlive its question.

@@ -125,3 +125,23 @@ public struct Validated<Value: Sendable & Equatable>: Sendable {
         isValidated = false
     }
 }
+
+/// Two validated values are equal when their values and what they show are: the value, the
+/// value it was made with, the mode, and whether it changed or was validated. A struct of
+/// `@Validated` properties is `Equatable` by synthesis.
+///
+/// What is visible counts because it is part of the value, as a copy carries it: two that show
+/// different errors for the same text are not the same to a view or a test. To ask whether two
+/// hold the same data (a profile against the one saved), compare their ``value``s. The rules are
+/// not compared: they are functions, which have no equality.
+///
+/// It is neither `Encodable` nor `Decodable`: the rules are functions and cannot be written,
+/// so a decoded value would have none. Encode the ``value``s, and make the validated values
+/// again from them with their rules.
+extension Validated: Equatable {
+    /// Whether both hold the same value and show the same: rules aside, as the extension says.
+    public static func == (lhs: Validated, rhs: Validated) -> Bool {
+        lhs.wrappedValue == rhs.wrappedValue && lhs.initialValue == rhs.initialValue && lhs.mode == rhs.mode
+            && lhs.isChanged == rhs.isChanged && lhs.isValidated == rhs.isValidated
+    }
+}

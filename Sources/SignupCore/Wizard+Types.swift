@@ -211,10 +211,22 @@ public struct WizardTexts: Sendable {
     public var banner: String?
     /// The title above the review lines.
     public var reviewTitle = Translation.english("Review")
-    /// The review's question.
+    /// The review's question. Set ``reviewHelp`` with it to say what `y` does in its words: until
+    /// then, a question of your own is explained without naming what it does ("Answer y for yes,
+    /// n to cancel, or e to change an answer."), never as the default's "y to submit".
     public var reviewQuestion = Translation.english("Submit? [Y/n/e] ")
     /// Explains the review's question, once, and after an answer it does not know.
-    public var reviewHelp = Translation.english("Answer y to submit, n to cancel, or e to change an answer.")
+    public var reviewHelp: String {
+        get {
+            if let chosenReviewHelp { return chosenReviewHelp }
+            return reviewQuestion == Translation.english("Submit? [Y/n/e] ")
+                ? Translation.english("Answer y to submit, n to cancel, or e to change an answer.")
+                : Translation.english("Answer y for yes, n to cancel, or e to change an answer.")
+        }
+        set { chosenReviewHelp = newValue }
+    }
+    /// The help set, if any: without it the help follows the question.
+    private var chosenReviewHelp: String?
     /// The question after `e`, given how many fields can be changed.
     public var pickQuestion: @Sendable (_ count: Int) -> String = { Translation.english("Change which? [1-{count}] ", ["count": String($0)]) }
     /// Explains the pick question after an answer it does not know.

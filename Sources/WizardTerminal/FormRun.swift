@@ -19,21 +19,33 @@ extension Form {
     /// the process exits with ``SignupCore/WizardOutcome/exitStatus``: 65 invalid, 66 input ended
     /// early (or no terminal could be opened), 1 declined, 130 cancelled, 69 unavailable.
     ///
+    /// `confirmsDiscard`, `presets`, `afterAnswer` and `reviewValue` are the wizard's (`Wizard`'s
+    /// parameters of those names, with the same defaults): false for `confirmsDiscard` ends the
+    /// conversation at Ctrl-C without asking *Discard your answers?*; `reviewValue` shows a field
+    /// otherwise in the review (a password's strength instead of "set").
+    ///
+    /// A submit that throws `SubmissionFailure.fields([...])` puts each of its errors back on its
+    /// field at once (a person is asked those fields again, a script hears every error), as a
+    /// single thrown `FieldError` does for one field.
+    ///
     /// The wizard lives inside the call, so no `inout` variable of `main.swift` is ever passed to
     /// an `async` function (a top-level `var wizard` is a main-actor global Swift 6 refuses there).
     public func runOrExit<Success: Sendable>(
         _ options: RunnerOptions = RunnerOptions(programName: RunnerOptions.thisProgram),
         texts: WizardTexts = WizardTexts(),
+        confirmsDiscard: Bool = true,
         presets: [FieldPreset] = [],
         afterAnswer: @escaping Wizard<Success>.AfterAnswer = { _, _ in [] },
+        reviewValue: @escaping Wizard<Success>.ReviewValue = { _, _ in nil },
         isolation: isolated (any Actor)? = #isolation,
         submit: (Form) async throws -> Success
     ) async -> Success {
-        await runOrExit(options, texts: texts, presets: presets, afterAnswer: afterAnswer, checking: [],
-                        isolation: isolation, check: { _, _ in [] }, submit: submit)
+        await runOrExit(
+            options, texts: texts, confirmsDiscard: confirmsDiscard, presets: presets, afterAnswer: afterAnswer,
+            reviewValue: reviewValue, checking: [], isolation: isolation, check: { _, _ in [] }, submit: submit)
     }
 
-    /// Runs this form as ``runOrExit(_:texts:presets:afterAnswer:isolation:submit:)`` does, and
+    /// Runs this form as ``runOrExit(_:texts:confirmsDiscard:presets:afterAnswer:reviewValue:isolation:submit:)`` does, and
     /// checks each field of `checkedFields` with `check` right after its answer passes its rules
     /// (an availability lookup): a person hears the errors it returns at once and is asked again.
     ///
@@ -47,8 +59,10 @@ extension Form {
     public func runOrExit<Success: Sendable>(
         _ options: RunnerOptions = RunnerOptions(programName: RunnerOptions.thisProgram),
         texts: WizardTexts = WizardTexts(),
+        confirmsDiscard: Bool = true,
         presets: [FieldPreset] = [],
         afterAnswer: @escaping Wizard<Success>.AfterAnswer = { _, _ in [] },
+        reviewValue: @escaping Wizard<Success>.ReviewValue = { _, _ in nil },
         checking checkedFields: [any FieldReference],
         isolation: isolated (any Actor)? = #isolation,
         check: (_ field: String, _ form: Form) async -> [FieldError],
@@ -63,7 +77,8 @@ extension Form {
             exit(66)  // EX_NOINPUT: there is no terminal to read the answers from
         }
         var wizard = Wizard<Success>(
-            form: self, mode: runner.mode, texts: texts, checkedFields: checkedFields, presets: presets, afterAnswer: afterAnswer)
+            form: self, mode: runner.mode, texts: texts, confirmsDiscard: confirmsDiscard, checkedFields: checkedFields,
+            presets: presets, afterAnswer: afterAnswer, reviewValue: reviewValue)
         let outcome = await runner.run(&wizard, isolation: isolation, check: check, submit: submit)
         runner.close()
         if case .succeeded(let value) = outcome { return value }

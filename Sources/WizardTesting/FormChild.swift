@@ -12,7 +12,9 @@ extension PseudoTerminal {
     /// Ctrl-Z stops it and the window size is the terminal's. It exits when `form` returns (0)
     /// or with the status `form` exits with (`Form.runOrExit`'s). What runs before the call in
     /// the test runs twice; the n-th call of a test runs the n-th form. A parameterized test
-    /// gets an error: every case of the test would run in the child.
+    /// gets an error: every case of the test would run in the child. `form` runs in a task of its
+    /// own (with the test's task-local values), so a Ctrl-C that cancels a check or a submit
+    /// cancels that task, not the test, and the child's screen holds only the conversation.
     ///
     /// ```swift
     /// let terminal = try await PseudoTerminal.start { _ = await signUpForm.runOrExit(submit: save) }
@@ -186,11 +188,28 @@ struct FormChild {
 
     /// In the child: the descriptors the parent put at 3, 4 and 5 become standard input, output
     /// and error, `form` runs, and the process exits (0 when `form` returns).
+    ///
+    /// `form` runs in a task of its own, on the caller's actor, not in the test's task: Ctrl-C
+    /// during a check or a submit cancels the task the form runs in, and the testing library
+    /// takes a cancellation of a test's task from another task (the runner's watcher) for a
+    /// misuse of its test cancellation, and prints that issue on the form's screen.
     func run(_ form: () async -> Void, isolation: isolated (any Actor)? = #isolation) async -> Never {
         fflush(nil)  // nothing the test runner buffered goes to the form's output
         for fd: Int32 in 0...2 { dup2(fd + 3, fd) }
         for fd: Int32 in 3...5 { close(fd) }
-        await form()
+        await withoutActuallyEscaping(form) { form in
+            let held = Held(form: form)
+            // Awaited here, so `form` never outlives this call; the process exits right after.
+            await Task {
+                _ = isolation
+                await held.form()
+            }.value
+        }
         exit(0)
+    }
+
+    /// The form, handed to its own task, which this process awaits before it exits.
+    private struct Held: @unchecked Sendable {
+        let form: () async -> Void
     }
 }

@@ -74,9 +74,9 @@ func snippetModuleFlags() -> [String] {
         let oneCall = try Self.compile([("Join.swift", blocks[0] + "\n" + blocks[2]), ("main.swift", blocks[1])])
         #expect(oneCall.passed, "\(oneCall.said)")
         try #require(blocks[1].split(separator: "\n").count <= 3, "the one call's program is at most three lines")
-        // The long form's last main.swift names a `form`: the first block's fields make one.
+        // The long form's main.swift blocks get the imports and nothing else: a name they use
+        // that no block of the article defines does not compile.
         let header = "import SignupCore\nimport WizardTerminal\n"
-            + "let form = Form(fields: [Field(JoinKeys.username, label: \"Username\", rules: [.required()])])\n"
         let main = header + blocks[6] + "\n" + blocks[7]
         let library = { (first: String) in [first, blocks[3], blocks[5]].joined(separator: "\n") }
         let good = try Self.compile([("Join.swift", library(blocks[0])), ("main.swift", main)])

@@ -88,9 +88,8 @@ import WizardTesting
         #expect(!terminal.screen.contains("secret-sq"), "the masked answer was shown: \(terminal.screen)")
     }
 
-    @Test func declinedAtTheReviewExits1() async throws {
-        let terminal = try await PseudoTerminal.start { await Self.program() }
-        defer { terminal.kill(SIGKILL) }
+    /// Answers bob, long-enough and 42, up to the review's question.
+    static func answerEveryField(_ terminal: PseudoTerminal) throws {
         try terminal.expect("Username: ", timeout: 20)
         try terminal.send("bob\r")
         try terminal.expect("Password: ")
@@ -98,6 +97,93 @@ import WizardTesting
         try terminal.expect("Age: ")
         try terminal.send("42\r")
         try terminal.expect("Submit? [Y/n/e] ")
+    }
+
+    /// Sends Ctrl-C; the child exits 130 at once and its screen holds only the conversation.
+    static func interruptExpectingACleanEnd(_ terminal: PseudoTerminal) throws {
+        try terminal.send("\u{03}")
+        #expect(try terminal.wait(timeout: 10) == .exited(130))
+        try terminal.readAll()
+        #expect(!terminal.screen.contains("Test"), "\(terminal.screen)")
+        #expect(!terminal.screen.contains("misused"), "\(terminal.screen)")
+        // The answer under check, or submitted, is not lost: nothing asks to discard it.
+        #expect(!terminal.screen.contains("Discard"), "\(terminal.screen)")
+    }
+
+    /// Ctrl-C while a slow check or submit runs ends the child with 130 and nothing but the
+    /// conversation on its screen: the testing library in the child reports no issue.
+    @Test func controlCDuringASlowCheckExits130WithACleanScreen() async throws {
+        let terminal = try await PseudoTerminal.start(pipeStandardOutput: true) {
+            _ = await Self.form.runOrExit(checking: [Keys.username]) { _, _ in
+                try? await Task.sleep(for: .seconds(30))
+                return []
+            } submit: { form in form.text(Keys.username) }
+        }
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 20)
+        try terminal.send("bob\r")
+        terminal.settle(quiet: 0.3)
+        try Self.interruptExpectingACleanEnd(terminal)
+    }
+
+    @Test func controlCDuringASlowSubmitExits130WithACleanScreen() async throws {
+        let terminal = try await PseudoTerminal.start(pipeStandardOutput: true) {
+            _ = await Self.form.runOrExit { form in
+                try await Task.sleep(for: .seconds(30))
+                return form.text(Keys.username)
+            }
+        }
+        defer { terminal.kill(SIGKILL) }
+        try Self.answerEveryField(terminal)
+        try terminal.send("y\r")
+        terminal.settle(quiet: 0.5)
+        try Self.interruptExpectingACleanEnd(terminal)
+    }
+
+    /// The one call takes the wizard's `reviewValue:` and `confirmsDiscard:`.
+    @Test func theReviewShowsWhatReviewValueSays() async throws {
+        let terminal = try await PseudoTerminal.start {
+            _ = await Self.form.runOrExit(reviewValue: { field, _ in field == Keys.password.name ? "set (reasonable)" : nil }) { form in
+                form.text(Keys.username)
+            }
+        }
+        defer { terminal.kill(SIGKILL) }
+        try Self.answerEveryField(terminal)
+        #expect(terminal.screen.contains("Password  set (reasonable)"), "\(terminal.screen)")
+        try terminal.send("y\r")
+        #expect(try terminal.wait() == .exited(0))
+    }
+
+    @Test func controlCWithoutConfirmsDiscardExits130WithoutAsking() async throws {
+        let terminal = try await PseudoTerminal.start { _ = await Self.form.runOrExit(confirmsDiscard: false) { $0.text(Keys.username) } }
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Username: ", timeout: 20)
+        try terminal.send("bob\r")
+        try terminal.expect("Password: ")
+        try terminal.send("\u{03}")
+        #expect(try terminal.wait() == .exited(130))
+        try terminal.readAll()
+        #expect(!terminal.screen.contains("Discard"), "\(terminal.screen)")
+    }
+
+    /// A submit that throws several field errors at once: a script hears each of them.
+    @Test func aSubmitRefusingSeveralFieldsReportsEachToAScript() async throws {
+        let run = try await ScriptRun("bob\nlong-enough\n42\n") {
+            _ = await Self.form.runOrExit { _ -> String in
+                throw SubmissionFailure.fields([
+                    FieldError(field: Keys.username.name, code: "username.taken", message: "That name is taken"),
+                    FieldError(field: Keys.age.name, code: "age.other", message: "Ask a parent"),
+                ])
+            }
+        }
+        #expect(run.termination == .exited(65))
+        #expect(run.standardError.hasSuffix("error: username: That name is taken\nerror: age: Ask a parent\n"), "\(run.standardError)")
+    }
+
+    @Test func declinedAtTheReviewExits1() async throws {
+        let terminal = try await PseudoTerminal.start { await Self.program() }
+        defer { terminal.kill(SIGKILL) }
+        try Self.answerEveryField(terminal)
         try terminal.send("n\r")
         #expect(try terminal.wait() == .exited(1))
     }

@@ -85,6 +85,18 @@ import Testing
         #expect(review.contains(.review(title: "Review", lines: [ReviewLine(label: "Newsletter", value: "no", isAnswer: true)])))
     }
 
+    /// A hint comes once before the field's first prompt at a terminal, never in a script.
+    @Test func aHintIsShownOnceAtATerminalAndNeverToAScript() {
+        var name = Field(FieldKey<String>("name"), label: "Name", rules: [.minLength(3)])
+        name.hint = "At least 3 letters"
+        for mode in [WizardMode.interactive, .script] {
+            var wizard = Wizard<String>(form: Form(fields: [name]), mode: mode)
+            let effects = wizard.start() + wizard.handle(.answer("bo")) + wizard.handle(.answer("bob"))
+            let hints = effects.filter { $0 == .hint("At least 3 letters") }.count
+            #expect(hints == (mode == .interactive ? 1 : 0), "\(mode): \(effects)")
+        }
+    }
+
     @Test func aScriptsEmptyLineKeepsTheInitialValue() {
         let (_, outcome) = run(.script, [.answer("bob"), .answer("42"), .answer("")])
         #expect(outcome == .succeeded(Member(name: "bob", age: 42)))
@@ -112,6 +124,21 @@ import Testing
         let (effects, _) = run(.interactive, [.answer("bob"), .answer("42"), .answer("free"), .answer("n")], texts: texts)
         #expect(effects.first == .banner("Join the club"))
         #expect(prompts(effects).last == "Join? [Y/n/e] ")
+    }
+
+    /// A question of your own is never explained as the default's "y to submit"; a help set
+    /// with it is used as it is.
+    @Test func aReviewQuestionOfYourOwnGetsAHelpThatFitsIt() {
+        var texts = WizardTexts()
+        #expect(texts.reviewHelp == "Answer y to submit, n to cancel, or e to change an answer.")
+        texts.reviewQuestion = "Create account? [Y/n/e] "
+        let (effects, _) = run(.interactive, [.answer("bob"), .answer("42"), .answer("free"), .answer("n")], texts: texts)
+        #expect(effects.contains(.notice("Answer y for yes, n to cancel, or e to change an answer.")))
+        #expect(!effects.contains(.notice("Answer y to submit, n to cancel, or e to change an answer.")))
+        texts.reviewHelp = "Answer y to create the account."
+        #expect(texts.reviewHelp == "Answer y to create the account.")
+        texts.reviewQuestion = "Join? [Y/n/e] "
+        #expect(texts.reviewHelp == "Answer y to create the account.")
     }
 
     @Test func aScriptHearsEveryTypedErrorAtTheEnd() {

@@ -75,4 +75,30 @@ import Testing
         let toldOfOther = notifies({ _ = model.tags.isValid }, when: { model.email.value = "bob@example.com" })
         #expect(!toldOfOther)
     }
+
+    /// A struct of validated values is Equatable by synthesis: equal values that show the same.
+    struct Card: Equatable {
+        @Validated(.required(), .email()) var email = ""
+        @Validated(.range(13...120)) var age = 20
+    }
+
+    @Test func aStructOfValidatedValuesIsEquatable() {
+        var card = Card(), other = Card()
+        #expect(card == other)
+        card.email = "ann@example.com"
+        #expect(card != other)
+        other.email = "ann@example.com"
+        #expect(card == other)
+        card.$age.validate()  // the same values, but its errors now show
+        #expect(card != other)
+        #expect(card.$age.value == other.$age.value)
+    }
+
+    /// A validate() that changes only what shows still tells an observing view.
+    @MainActor @Test func validateAloneTellsAnObservingView() {
+        let model = SignUpModel()
+        let told = notifies({ _ = model.email.visibleErrors }, when: { model.email.validate() })
+        #expect(told)
+        #expect(model.email.visibleErrors.map(\.reason) == ["required"])
+    }
 }
