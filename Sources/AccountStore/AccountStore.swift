@@ -33,7 +33,7 @@ public final class AccountStore: Sendable {
 
     /// Opens the database at `path`, creating it (and its folders) when missing.
     ///
-    /// The path is checked first (``FileSystem/resolve(_:creatingFolders:)``): no
+    /// The path is checked first (`FileSystem.resolve(_:creatingFolders:)`): no
     /// symbolic link at the path, nothing another user could have planted. Missing
     /// folders are created with mode 0700 and the file with mode 0600; SQLite gives
     /// the `-wal` and `-shm` files the database file's mode, and an existing file
@@ -43,7 +43,7 @@ public final class AccountStore: Sendable {
     ///
     /// A process has one connection to a database file, whatever path names it: a second store
     /// of the same file shares it, and the file's own checks ran when it first opened
-    /// (``DatabaseFile``, CONTRIBUTING.md "One door to the database file").
+    /// (`DatabaseFile`, CONTRIBUTING.md "One door to the database file").
     public init(at path: DatabasePath) throws(StoreError) {
         self.path = path
         isReadOnly = false
@@ -91,7 +91,7 @@ public final class AccountStore: Sendable {
     /// nothing may change (a read-only mount, an immutable file) the file is read as it is,
     /// unless a non-empty `-wal` beside it holds changes that cannot be read there: then it is
     /// refused rather than read stale. ``create(email:passwordHash:at:)`` on the result throws.
-    /// A file this process already has open is read through that connection (``DatabaseFile``).
+    /// A file this process already has open is read through that connection (`DatabaseFile`).
     public static func openExisting(at path: DatabasePath) throws(StoreError) -> AccountStore? {
         guard let (connection, contents) = try DatabaseFile.existing(path) else { return nil }
         switch contents {
@@ -105,7 +105,7 @@ public final class AccountStore: Sendable {
     ///
     /// The email is stored trimmed and in NFC, as entered otherwise; its
     /// ``key(forEmail:)`` must be unique, else this throws ``StoreError/emailTaken``.
-    /// `passwordHash` is a ``PasswordHash`` (from ``PasswordHasher/hash(_:)`` or
+    /// `passwordHash` is a ``PasswordHash`` (from ``PasswordHasher/hash(_:costs:)`` or
     /// ``PasswordHash/init(parsing:)``), so only an Argon2id PHC string is ever stored.
     ///
     /// `whenLocked` runs once this process holds the write lock, just before the insert and

@@ -20,7 +20,7 @@ extension AccountStore {
     /// function that computes it.
     ///
     /// When libidn2 cannot be loaded, a domain that is not plain ASCII is folded only; the stores
-    /// never use such a key: they compute theirs with ``checkedKey(forEmail:)``, which refuses.
+    /// never use such a key: they compute theirs with `checkedKey(forEmail:)`, which refuses.
     public static func key(forEmail email: String) -> String {
         computeKey(email).key
     }

@@ -2,7 +2,7 @@ import SignupCore
 
 /// An Argon2id PHC string signup can store and check: the only thing a store accepts as a password hash.
 ///
-/// There are two ways to make one: ``PasswordHasher/hash(_:)``, or ``init(parsing:)`` on a
+/// There are two ways to make one: ``PasswordHasher/hash(_:costs:)``, or ``init(parsing:)`` on a
 /// string that is already an Argon2id PHC string (`$argon2id$v=19$m=…,t=…,p=…$salt$hash`,
 /// for example one another Argon2 library made). There is no initializer from a `String`
 /// literal and no other way in, so a password cannot be handed to
@@ -16,7 +16,7 @@ public struct PasswordHash: Sendable, Hashable, CustomStringConvertible, CustomD
     /// The Argon2 costs the string asks for: memory in KiB, passes, lanes.
     let costs: PasswordHasher.Costs
 
-    /// Parses `phc` as an Argon2id PHC string that ``PasswordHasher/check(_:against:)`` can verify.
+    /// Parses `phc` as an Argon2id PHC string that ``PasswordHasher/check(_:against:)-(_,String?)`` can verify.
     ///
     /// It must be `$argon2id$v=19$m=M,t=T,p=P$SALT$HASH` exactly: costs in that order, in
     /// decimal, within what signup will spend; salt (at least 8 bytes) and hash (at least 4)
