@@ -43,9 +43,18 @@ ensure_swift() {
 # GCC's C++ runtime, which Swift's runtime uses, is linked statically too (scripts/lib/link):
 # 1.5 MiB less resident at the first prompt and 2 million fewer instructions before it, the
 # loader's symbol lookups for libstdc++.so.6 (BENCHMARKS.md).
+# Each function in a section of its own (Swift and C), so that lld can place the functions that
+# run before the first prompt together, in the order scripts/layout wrote to
+# scripts/lib/layout/first-prompt.order: the kernel maps code in whole page-cache folios, and
+# scattered start-up code made half the binary's code resident (BENCHMARKS.md). A name the
+# linker does not find (code renamed since the file was written) is skipped without a warning;
+# scripts/test checks that the file still names the binary's functions.
+layout_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/layout" && pwd)"
 RELEASE_FLAGS=(-c release --static-swift-stdlib --disable-local-rpath
                -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
-               -Xlinker "-L$(cd "$(dirname "${BASH_SOURCE[0]}")/link" && pwd)")
+               -Xlinker "-L$(cd "$(dirname "${BASH_SOURCE[0]}")/link" && pwd)"
+               -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
+               -Xlinker "--symbol-ordering-file=$layout_dir/first-prompt.order" -Xlinker --no-warn-symbol-ordering)
 
 # install_copy BINARY FOLDER: copies BINARY to FOLDER/bin/ and the catalogs beside it (its
 # ../share/locale) to FOLDER/share/, the way the package installs them. Benchmarks measure such a
