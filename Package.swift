@@ -37,7 +37,10 @@ let package = Package(
     ],
     targets: [
         // C libraries, each behind one module map and a shim header.
-        .systemLibrary(name: "CLibedit", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+        // libedit's header (libedit-dev), and its functions loaded with dlopen on first use: the
+        // first terminal session that draws with escape sequences. A pipe, or a command that
+        // asks nothing, never maps it nor libtinfo, libbsd and libmd.
+        .target(name: "CLibedit", dependencies: ["CLoader"]),
         // libargon2, SQLite and zxcvbn-c: their headers (the -dev packages), and their functions
         // loaded with dlopen on first use through CLoader, so a run that ends at its first prompt
         // maps none of the three. SQLite 3.37 or later (SQLITE_OPEN_EXRESCODE); Debian 12 has 3.40.1.

@@ -131,7 +131,9 @@ public final class TerminalSession {
         var streams: (input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>)?
         let source = LineSource(input: input, output: output)
         // A window beyond the bound is never shown to libedit, which would allocate it (el_init reads it).
-        if escapeSequences && WindowBound.libeditMayDraw([input, output]) {
+        // libedit is loaded here, the first time; a system without it gets the line editor that
+        // draws without escape sequences, as a terminal unknown to it does.
+        if escapeSequences && WindowBound.libeditMayDraw([input, output]) && clibedit_failure() == nil {
             let opened = try Self.openEditor(programName: programName, input: input, output: output)
             editor = opened.editor
             streams = (opened.input, opened.output)

@@ -63,6 +63,24 @@ import Testing
         #expect(list.libraries.contains("libsqlite3.so.0") && !list.libraries.contains("libargon2.so.1") && !list.libraries.contains("libzxcvbn.so.0"))
     }
 
+    /// libedit (and libtinfo, libbsd and libmd, which it needs) is loaded only by a terminal
+    /// session that draws: a script's sign-up, `list` and `verify` never map it.
+    @Test func noRunThroughAPipeLoadsLibedit() {
+        let box = Sandbox()
+        let interactive = ["libedit.so.2", "libtinfo.so.6", "libbsd.so.0"]
+        let runs = [
+            loadedLibraries(["--db", box.db], in: box),
+            loadedLibraries(["--db", box.db], input: lines(answers), in: box),
+            loadedLibraries(["list", "--db", box.db], in: box),
+            loadedLibraries(["verify", "--db", box.db, "alice@example.com"], input: lines("\(goodPassword)\n"), in: box),
+        ]
+        #expect(runs.map(\.run.status) == [66, 0, 0, 0], "\(runs.map { $0.run.stderr.suffix(200) })")
+        for (index, run) in runs.enumerated() {
+            #expect(!run.libraries.isEmpty, "LD_DEBUG=files said nothing: \(run.run.stderr.prefix(300))")
+            #expect(run.libraries.isDisjoint(with: interactive), "run \(index): \(run.libraries.intersection(interactive))")
+        }
+    }
+
     /// Its sibling: a PostgreSQL database loads libpq when it is used (here a server that is not
     /// there: the reason is libpq's own, so libpq was loaded and asked).
     @Test func aPostgreSQLDatabaseLoadsLibpqWhenNamed() {

@@ -6,7 +6,7 @@ import Testing
 func snippetModuleFlags() -> [String] {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let modules = URL(fileURLWithPath: exampleBinary).deletingLastPathComponent().appendingPathComponent("Modules").path
-    return ["-I", modules] + ["CLibedit", "CUtf8proc", "CZxcvbn", "CSystem", "CIdn2/include"].flatMap { ["-I", root.appendingPathComponent("Sources/\($0)").path] }
+    return ["-I", modules] + ["CLibedit/include", "CUtf8proc", "CZxcvbn", "CSystem", "CIdn2/include"].flatMap { ["-I", root.appendingPathComponent("Sources/\($0)").path] }
 }
 
 /// WizardTerminal's "Getting started" as a newcomer copies it: its code blocks, in order, are one
