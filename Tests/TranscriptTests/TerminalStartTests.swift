@@ -6,15 +6,23 @@ import WizardTesting
 /// A terminal session that cannot start is said, not taken for end of input; a terminal other
 /// than standard input that signup changed is put back by a signal.
 @Suite struct TerminalStartTests {
-    /// A library to preload whose `el_init` returns NULL, as libedit's does when memory runs out
-    /// (the only way it fails: an unknown TERM, a missing terminfo and a huge window all start).
+    /// A folder for `LD_LIBRARY_PATH` holding a libedit.so.2 whose `el_init` returns NULL, as
+    /// libedit's does when memory runs out (the only way it fails: an unknown TERM, a missing
+    /// terminfo and a huge window all start). signup loads libedit with dlopen and finds its
+    /// functions with dlsym, so the library must have every function signup asks for; none but
+    /// `el_init` is reached.
     static func failingEditLine(in scratch: ScratchFolder) throws -> String {
-        let source = scratch.path + "/no-el-init.c", library = scratch.path + "/no-el-init.so"
-        try "void *el_init(const char *p, void *i, void *o, void *e) { return 0; }\n".write(toFile: source, atomically: true, encoding: .utf8)
+        let folder = scratch.path + "/no-el-init"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let source = folder + "/no-el-init.c", library = folder + "/libedit.so.2"
+        let others = ["el_end", "el_gets", "el_line", "el_push", "el_resize", "el_set", "el_get", "history", "history_init", "history_end"]
+        let code = "void *el_init(const char *p, void *i, void *o, void *e) { return 0; }\n"
+            + others.map { "void \($0)(void) {}\n" }.joined()
+        try code.write(toFile: source, atomically: true, encoding: .utf8)
         let compiler = ["/usr/bin/cc", "/usr/bin/clang"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/usr/bin/cc"
-        let run = try runProcess(compiler, ["-shared", "-fPIC", "-o", library, source])
-        guard run.status == 0 else { throw PseudoTerminal.Failure(message: "cannot build the preload library: \(run.output)") }
-        return library
+        let run = try runProcess(compiler, ["-shared", "-fPIC", "-Wl,-soname,libedit.so.2", "-o", library, source])
+        guard run.status == 0 else { throw PseudoTerminal.Failure(message: "cannot build the stand-in libedit: \(run.output)") }
+        return folder
     }
 
     @Test(arguments: [false, true])
@@ -22,7 +30,7 @@ import WizardTesting
         let scratch = try ScratchFolder()
         let library = try Self.failingEditLine(in: scratch)
         // Colour on: with NO_COLOR signup edits without libedit and never calls el_init.
-        let shell = try SignalTests.underShell(json ? "--json" : "", scratch: scratch, environment: ["LD_PRELOAD": library, "NO_COLOR": nil])
+        let shell = try SignalTests.underShell(json ? "--json" : "", scratch: scratch, environment: ["LD_LIBRARY_PATH": library, "NO_COLOR": nil])
         defer { shell.kill(SIGKILL) }
         try SignalTests.expectRestored(shell, status: 66, "el_init failing")
         let output = shell.text(normalizingLineEndings: true)
@@ -53,7 +61,7 @@ import WizardTesting
         let library = try Self.failingEditLine(in: scratch)
         let script = #"trap : INT TERM HUP QUIT; "$SIGNUP_BIN" verify zed@example.com --db "$DB"; echo "status=$?"; stty -a; echo "end-of-stty""#
         let shell = try PseudoTerminal(executable: "/bin/sh", arguments: ["-c", script], environment: PseudoTerminal.environment([
-            "HOME": scratch.path, "SIGNUP_BIN": signupBinary, "DB": scratch.database, "LD_PRELOAD": library, "NO_COLOR": nil,
+            "HOME": scratch.path, "SIGNUP_BIN": signupBinary, "DB": scratch.database, "LD_LIBRARY_PATH": library, "NO_COLOR": nil,
         ]))
         defer { shell.kill(SIGKILL) }
         try SignalTests.expectRestored(shell, status: 66, "el_init failing in verify")
