@@ -43,7 +43,12 @@ public enum TerminalCapabilities {
     /// is UTF-8; unset means the C locale, which is ASCII.
     public static func localeIsUTF8(environment: [String: String]) -> Bool {
         let name = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? "C"
-        let lower = name.lowercased()
-        return lower.contains("utf-8") || lower.contains("utf8")
+        // A scan of the bytes, not `String.contains`: that builds a search table keyed by
+        // Character, whose Hashable conformance the runtime looks up first (a scan of every
+        // conformance in the program) before the first prompt.
+        let lower = Array(name.lowercased().utf8)
+        return lower.indices.contains { start in
+            lower[start...].starts(with: "utf-8".utf8) || lower[start...].starts(with: "utf8".utf8)
+        }
     }
 }
