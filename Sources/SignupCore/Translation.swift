@@ -53,7 +53,7 @@ public struct Translation: Sendable {
             return Self.fill(pattern, filled)
         case .list(let items):
             let separator = Self.usable(lookup(Self.listSeparator), for: Self.listSeparator) ?? Self.listSeparator
-            return items.map { translate($0, depth: depth + 1) }.joined(separator: separator)
+            return Self.join(items.map { translate($0, depth: depth + 1) }, separator: separator)
         }
     }
 
@@ -84,10 +84,13 @@ public struct Translation: Sendable {
     /// `template` with each `{name}` replaced by `values[name]`, in one pass: a value that itself
     /// holds braces is never filled again. A name without a value stays as it is.
     static func fill(_ template: String, _ values: [String: String]) -> String {
+        // `append(contentsOf:)` of a Substring, not `+=`: that is the generic Sequence append,
+        // whose first call asks the runtime for Substring's Collection conformance (a scan of
+        // every conformance in the program) before the first prompt.
         var out = ""
         var rest = template[...]
         while let open = rest.firstIndex(of: "{") {
-            out += rest[..<open]
+            out.append(contentsOf: rest[..<open])
             let after = rest[rest.index(after: open)...]
             if let close = after.firstIndex(of: "}"), let value = values[String(after[..<close])] {
                 out += value
@@ -97,7 +100,8 @@ public struct Translation: Sendable {
                 rest = after
             }
         }
-        return out + rest
+        out.append(contentsOf: rest)
+        return out
     }
 
     // MARK: - Marking English texts
@@ -122,8 +126,19 @@ public struct Translation: Sendable {
 
     /// Texts joined for one line (`at least 8 characters, a digit`), each translated by itself when shown.
     public static func list(_ items: [String]) -> String {
-        let text = items.joined(separator: listSeparator)
+        let text = join(items, separator: listSeparator)
         if items.count > 1 { MadeTexts.shared.record(text, as: .list(items)) }
+        return text
+    }
+
+    /// `items` with `separator` between them. Not `joined(separator:)`: the standard library's is
+    /// generic code that looks up `[String]`'s conformances at run time, before the first prompt.
+    private static func join(_ items: [String], separator: String) -> String {
+        var text = ""
+        for (index, item) in items.enumerated() {
+            if index > 0 { text += separator }
+            text += item
+        }
         return text
     }
 

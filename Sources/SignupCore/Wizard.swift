@@ -95,7 +95,7 @@ public struct Wizard<Success: Sendable>: Sendable {
     /// Starts the conversation: the banner and the first question.
     public mutating func start() -> [WizardEffect<Success>] {
         precondition(step == .notStarted, "start() called twice")
-        return (texts.banner.map { [.banner($0)] } ?? []) + next()
+        return (texts.banner.map { [.banner($0)] } ?? []).followed(by: next())
     }
 
     /// Takes one input and returns what to do about it. An input that fits no question (a
@@ -169,7 +169,7 @@ public struct Wizard<Success: Sendable>: Sendable {
         // An answer refused as unreadable has nothing to describe: no checklist or strength of it.
         var effects: [WizardEffect<Success>] = field.isRejected ? [] : afterAnswer(name, form).map { .note($0) }
         // A script hears every error once, in the outcome; a person hears them at once.
-        guard mode == .interactive else { return effects + next() }
+        guard mode == .interactive else { return effects.followed(by: next()) }
         if !errors.isEmpty { effects.insert(.errors(errors), at: 0) }
 
         if !field.dependsOn.isEmpty, errors.contains(where: { $0.reason == "mismatch" }) {
@@ -178,10 +178,10 @@ public struct Wizard<Success: Sendable>: Sendable {
             let sources = field.comparedFields.filter(field.dependsOn.contains)
             let reset = sources.isEmpty ? field.dependsOn : sources
             controller.update { form in reset.forEach { form.reset(named: $0) } }
-            return effects + askField(reset[0])
+            return effects.followed(by: askField(reset[0]))
         }
-        if !errors.isEmpty { return effects + askField(name, reasonsShown: true) }
-        return effects + next()
+        if !errors.isEmpty { return effects.followed(by: askField(name, reasonsShown: true)) }
+        return effects.followed(by: next())
     }
 
     /// Asks field `name`. A person asked a field again hears why first: its failing rules come
@@ -304,8 +304,8 @@ public struct Wizard<Success: Sendable>: Sendable {
             controller.finish(attempt, with: .failure(.fields(errors)))
             if mode == .script { return finish(.invalid(errors)) }
             let formErrors: [WizardEffect<Success>] = form.formErrors.isEmpty ? [] : [.errors(form.formErrors)]
-            if let name = controller.fieldToRevisit { return formErrors + askField(name) }
-            return formErrors + review()
+            if let name = controller.fieldToRevisit { return formErrors.followed(by: askField(name)) }
+            return formErrors.followed(by: review())
         case .unavailable(let reason):
             controller.finish(attempt, with: .failure(.unavailable(reason: reason)))
             if mode == .script { return finish(.unavailable(reason: reason)) }
@@ -451,5 +451,18 @@ public struct FieldPreset: Sendable {
     /// Answers the field of `key` with a line that could not be read: shown with its errors before the field is asked.
     public static func unreadable(_ key: some FieldReference, _ problem: InputProblem) -> FieldPreset {
         FieldPreset(name: key.name, answer: .unreadable(problem))
+    }
+}
+
+extension Array {
+    /// This array, then `more`. Not `+`: that is the standard library's generic append of a
+    /// sequence, and in a wizard not specialized for its success type (a runner's generic loop
+    /// calls it) its first call asks the runtime for the array's `Collection` conformance by
+    /// name, a scan of every conformance record in the program, before the first prompt.
+    fileprivate func followed(by more: [Element]) -> [Element] {
+        var all = self
+        all.reserveCapacity(count + more.count)
+        for element in more { all.append(element) }
+        return all
     }
 }

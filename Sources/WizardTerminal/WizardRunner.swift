@@ -186,14 +186,14 @@ public final class TerminalRunner {
         while !pending.isEmpty {
             switch pending.removeFirst() {
             case .check(let field, let form):
-                pending += wizard.handle(.checked(field: field, errors: check(field, form)))
+                pending.append(each: wizard.handle(.checked(field: field, errors: check(field, form))))
             case .submit(let form):
                 turn.typeAheadMayAnswer = false
-                pending += wizard.handle(.submitted(submit(form)))
+                pending.append(each: wizard.handle(.submitted(submit(form))))
             case .finish(let outcome):
                 return outcome
             case let effect:
-                if let input = carryOut(effect, &turn, intercept: intercept, ask: ask) { pending += wizard.handle(input) }
+                if let input = carryOut(effect, &turn, intercept: intercept, ask: ask) { pending.append(each: wizard.handle(input)) }
             }
         }
         preconditionFailure("the wizard stopped without an outcome")
@@ -212,20 +212,20 @@ public final class TerminalRunner {
             switch pending.removeFirst() {
             case .check(let field, let form):
                 let (errors, interrupted) = await Interruptible.run(isolation: isolation) { await check(field, form) }
-                pending += wizard.handle(interrupted ? .interrupt : .checked(field: field, errors: errors))
+                pending.append(each: wizard.handle(interrupted ? .interrupt : .checked(field: field, errors: errors)))
             case .submit(let form):
                 turn.typeAheadMayAnswer = false
                 let (result, interrupted) = await Interruptible.run(isolation: isolation) { await SubmissionController.run(form, isolation: isolation, submit) }
                 switch result {
-                case .success(let value): pending += wizard.handle(.submitted(.succeeded(value)))
-                case .failure where interrupted: pending += wizard.handle(.interrupt)
-                case .failure(.fields(let errors)): pending += wizard.handle(.submitted(.rejected(errors)))
-                case .failure(.unavailable(let reason)): pending += wizard.handle(.submitted(.unavailable(reason: reason)))
+                case .success(let value): pending.append(each: wizard.handle(.submitted(.succeeded(value))))
+                case .failure where interrupted: pending.append(each: wizard.handle(.interrupt))
+                case .failure(.fields(let errors)): pending.append(each: wizard.handle(.submitted(.rejected(errors))))
+                case .failure(.unavailable(let reason)): pending.append(each: wizard.handle(.submitted(.unavailable(reason: reason))))
                 }
             case .finish(let outcome):
                 return outcome
             case let effect:
-                if let input = carryOut(effect, &turn, intercept: { $1() }, ask: ask) { pending += wizard.handle(input) }
+                if let input = carryOut(effect, &turn, intercept: { $1() }, ask: ask) { pending.append(each: wizard.handle(input)) }
             }
         }
         preconditionFailure("the wizard stopped without an outcome")
@@ -282,5 +282,15 @@ public final class TerminalRunner {
             conversation.show(effect)
         }
         return nil
+    }
+}
+
+extension Array {
+    /// Appends `more`, one element at a time. Not `+=`: that is the standard library's generic
+    /// append of a sequence, and in the runner's loop, which is not specialized for the wizard's
+    /// success type, its first call asks the runtime for the array's `Collection` conformance by
+    /// name: a scan of every conformance record in the program.
+    fileprivate mutating func append(each more: [Element]) {
+        for element in more { append(element) }
     }
 }
