@@ -10,6 +10,22 @@ public struct PolicyFileError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 /// A policy read from a JSON file, and the blocklist file it names, if any.
+///
+/// The format is `signup-policy(5)`'s, the file `signup --policy-file` reads. Hand
+/// ``init(json:)`` the file's bytes however your program reads them; SignupCore reads the JSON
+/// itself and needs no Foundation:
+///
+/// ```swift
+/// let bytes: [UInt8] = …  // the file's contents (Foundation's `Data` works too)
+/// do {
+///     var file = try PolicyFile(json: bytes)
+///     // blocklistFile, if set, names a file of words, relative to the policy file's folder.
+///     if file.blocklistFile != nil { file.policy.blockedWords += PolicyFile.words(inBlocklist: blocklistText) }
+///     let form = SignupForm.make(policy: file.policy, strength: .zxcvbn)  // .zxcvbn: PasswordStrength
+/// } catch {
+///     print("policy.json cannot be used: \(error)")  // such as: "minLength" must be a whole number
+/// }
+/// ```
 public struct PolicyFile: Sendable, Equatable {
     /// The policy, with the file's blocked words but not yet the blocklist file's.
     public var policy: PasswordPolicy
