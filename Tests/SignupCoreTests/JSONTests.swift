@@ -84,6 +84,8 @@ import Testing
         (#""\x""#, .syntax),
         (#""\u12""#, .syntax),
         (#""\uZZZZ""#, .syntax),
+        (#""\u00²3""#, .syntax),
+        (#""\u００４１""#, .syntax),
         (#""\U0041""#, .syntax),
         ("// comment\n{}", .syntax),
         ("{} // comment", .syntax),
