@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// Why a policy file could not be used.
 public struct PolicyFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, for people (the caller adds the file's name).
@@ -12,6 +10,22 @@ public struct PolicyFileError: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 /// A policy read from a JSON file, and the blocklist file it names, if any.
+///
+/// The format is `signup-policy(5)`'s, the file `signup --policy-file` reads. Hand
+/// ``init(json:)`` the file's bytes however your program reads them; SignupCore reads the JSON
+/// itself and needs no Foundation:
+///
+/// ```swift
+/// let bytes: [UInt8] = …  // the file's contents (Foundation's `Data` works too)
+/// do {
+///     var file = try PolicyFile(json: bytes)
+///     // blocklistFile, if set, names a file of words, relative to the policy file's folder.
+///     if file.blocklistFile != nil { file.policy.blockedWords += PolicyFile.words(inBlocklist: blocklistText) }
+///     let form = SignupForm.make(policy: file.policy, strength: .zxcvbn)  // .zxcvbn: PasswordStrength
+/// } catch {
+///     print("policy.json cannot be used: \(error)")  // such as: "minLength" must be a whole number
+/// }
+/// ```
 public struct PolicyFile: Sendable, Equatable {
     /// The policy, with the file's blocked words but not yet the blocklist file's.
     public var policy: PasswordPolicy
@@ -24,19 +38,19 @@ public struct PolicyFile: Sendable, Equatable {
         "rejectCommon", "rejectEmailLocalPart", "blockedWords", "blocklistFile", "messages", "argon2",
     ]
 
-    /// Parses a policy file's JSON; unknown keys, wrong types and impossible values are errors.
-    public init(json data: Data) throws(PolicyFileError) {
-        let object: [String: JSONValue]
+    /// Parses a policy file's JSON; unknown keys, keys given twice, wrong types and impossible values are errors.
+    ///
+    /// `json` is the file's bytes, UTF-8: a `[UInt8]`, or Foundation's `Data`. A byte order mark
+    /// at the start, which some editors write, is skipped.
+    public init(json: some Collection<UInt8>) throws(PolicyFileError) {
+        let parsed: JSONValue
         do {
-            guard case .object(let parsed) = try JSONDecoder().decode(JSONValue.self, from: data) else {
-                throw PolicyFileError("the file must hold one JSON object")
-            }
-            object = parsed
-        } catch let error as PolicyFileError {
-            throw error
+            parsed = try JSONValue(parsing: json.starts(with: [0xEF, 0xBB, 0xBF]) ? json.dropFirst(3) : json[...])
         } catch {
             throw PolicyFileError("it is not valid JSON")
         }
+        guard case .object(let members) = parsed else { throw PolicyFileError("the file must hold one JSON object") }
+        let object = try Self.table(members)
         let unknown = Set(object.keys).subtracting(Self.keys).sorted()
         guard unknown.isEmpty else {
             throw PolicyFileError("unknown key \(unknown.map { "\"\(VisibleText.of($0))\"" }.joined(separator: ", ")); known keys: \(Self.keys.sorted().joined(separator: ", "))")
@@ -71,9 +85,9 @@ public struct PolicyFile: Sendable, Equatable {
         if let value = try Self.bool(object, "rejectEmailLocalPart") { policy.rejectsEmailLocalPart = value }
         if let words = try Self.strings(object, "blockedWords") { policy.blockedWords = words }
         if let messages = object["messages"] {
-            guard case .object(let table) = messages else { throw Self.notATable }
+            guard case .object(let members) = messages else { throw Self.notATable }
             policy.messages = [:]
-            for (code, value) in table {
+            for (code, value) in try Self.table(members) {
                 guard case .string(let text) = value else { throw Self.notATable }
                 // Shown at a terminal: a file's escape sequences must not reach it.
                 policy.messages[code] = VisibleText.of(text)
@@ -96,7 +110,9 @@ public struct PolicyFile: Sendable, Equatable {
         let (low, high) = (PasswordPolicy.Argon2Costs.minimum, PasswordPolicy.Argon2Costs.maximum)
         let problem = PolicyFileError("\"argon2\" must be an object with whole numbers memoryKiB (\(low.memoryKiB) to \(high.memoryKiB)), "
             + "iterations (\(low.iterations) to \(high.iterations)) and parallelism (\(low.parallelism) to \(high.parallelism)), memoryKiB at least 8 × parallelism")
-        guard case .object(let object) = value, Set(object.keys).isSubset(of: ["memoryKiB", "iterations", "parallelism"]) else { throw problem }
+        guard case .object(let members) = value else { throw problem }
+        let object = try table(members)
+        guard Set(object.keys).isSubset(of: ["memoryKiB", "iterations", "parallelism"]) else { throw problem }
         var costs = PasswordPolicy.Argon2Costs.standard
         do throws(PolicyFileError) {
             costs.memoryKiB = try integer(object, "memoryKiB") ?? costs.memoryKiB
@@ -112,6 +128,17 @@ public struct PolicyFile: Sendable, Equatable {
 
     private static let notATable = PolicyFileError("\"messages\" must map codes to texts, like {\"password.tooShort\": \"…\"}")
 
+    /// An object's members by key; a key given twice is an error, not a value silently dropped.
+    private static func table(_ members: [JSONMember]) throws(PolicyFileError) -> [String: JSONValue] {
+        var table: [String: JSONValue] = [:]
+        for member in members {
+            guard table.updateValue(member.value, forKey: member.key) == nil else {
+                throw PolicyFileError("the key \"\(VisibleText.of(member.key))\" is given twice")
+            }
+        }
+        return table
+    }
+
     private static func string(_ object: [String: JSONValue], _ key: String) throws(PolicyFileError) -> String? {
         guard let value = object[key] else { return nil }
         guard case .string(let text) = value else { throw PolicyFileError("\"\(key)\" must be a string") }
@@ -120,10 +147,10 @@ public struct PolicyFile: Sendable, Equatable {
 
     private static func integer(_ object: [String: JSONValue], _ key: String) throws(PolicyFileError) -> Int? {
         guard let value = object[key] else { return nil }
-        guard case .number(let number) = value, let integer = Int(exactly: number) else {
-            throw PolicyFileError("\"\(key)\" must be a whole number")
-        }
-        return integer
+        if case .integer(let integer) = value { return integer }
+        // 8.0 and 1e1 are whole numbers too.
+        if case .number(let number) = value, let integer = Int(exactly: number) { return integer }
+        throw PolicyFileError("\"\(key)\" must be a whole number")
     }
 
     private static func bool(_ object: [String: JSONValue], _ key: String) throws(PolicyFileError) -> Bool? {

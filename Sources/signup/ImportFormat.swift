@@ -1,4 +1,3 @@
-import FoundationEssentials
 import SignupCore
 import WizardTerminal
 
@@ -154,9 +153,9 @@ struct RecordReader {
     /// One JSON Lines object: `email` and `password` or `password_hash`, all strings, and no other key
     /// (a misspelt key must not leave a row without its password unnoticed).
     private static func jsonRecord(_ text: String, line: Int) -> Record {
-        guard let members = jsonMembers(text) else { return .problem(line: line, code: "json.malformed") }
+        guard case .object(let members)? = try? JSONValue(parsing: text.utf8) else { return .problem(line: line, code: "json.malformed") }
         // A key given twice counts with its last value.
-        let object = Dictionary(members, uniquingKeysWith: { _, last in last })
+        let object = Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
         guard Set(object.keys).isSubset(of: ["email", "password", "password_hash"]) else {
             return .problem(line: line, code: "json.unknownKey (only email, password and password_hash)")
         }
@@ -170,41 +169,5 @@ struct RecordReader {
         case (nil, let hash?): return .row(line: line, email: string("email") ?? "", secret: hash, isHash: true)
         default: return .problem(line: line, code: "json.passwordOrHash (give exactly one of password and password_hash)")
         }
-    }
-
-    /// The members of the JSON object `text` in their order, a key given twice kept twice; nil
-    /// when `text` is not one valid JSON object (every string and number in it checked).
-    static func jsonMembers(_ text: String) -> [(String, JSONValue)]? {
-        let decoder = JSONDecoder()
-        let bytes = Array(text.utf8)
-        guard case .object? = try? decoder.decode(JSONValue.self, from: Data(bytes)) else { return nil }
-        // Valid JSON, so the top level splits at its commas and first colons outside strings and
-        // nested values, and each key and value decodes alone (JSONDecoder keeps a key's first value).
-        var members: [(String, JSONValue)] = []
-        var (depth, inString, escaped) = (0, false, false)
-        var (start, colon): (Int, Int?) = (0, nil)
-        for (index, byte) in bytes.enumerated() {
-            if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                depth += 1
-                if depth == 1 { (start, colon) = (index + 1, nil) }
-            case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"):
-                if depth == 1, let colon {
-                    // A trailing comma leaves a member with no colon, which is skipped.
-                    guard let key = try? decoder.decode(String.self, from: Data(bytes[start..<colon])),
-                          let value = try? decoder.decode(JSONValue.self, from: Data(bytes[(colon + 1)..<index])) else { return nil }
-                    members.append((key, value))
-                }
-                if byte == UInt8(ascii: ",") { if depth == 1 { (start, colon) = (index + 1, nil) } } else { depth -= 1 }
-            case UInt8(ascii: ":") where depth == 1 && colon == nil: colon = index
-            default: break
-            }
-        }
-        return members
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import FoundationEssentials
 import SignupCore
 
 /// Reads `--policy-file` and the blocklist it names. Every problem is a usage error that
@@ -32,7 +31,7 @@ enum PolicyLoader {
         }
         var file: PolicyFile
         do {
-            file = try PolicyFile(json: Data(data))
+            file = try PolicyFile(json: data)
         } catch {
             throw UsageError(.english("the --policy-file file cannot be used"), error)
         }

@@ -68,6 +68,15 @@ import Testing
         ("{\"base\": \"lax\"}", "\"base\" must be one of"),
         ("{\"messages\": [\"x\"]}", "\"messages\" must map codes to texts"),
         ("{\"blockedWords\": \"acme\"}", "\"blockedWords\" must be a list of strings"),
+        ("{\"minLength\": 8, \"minLength\": 12}", "the key \"minLength\" is given twice"),
+        ("{\"messages\": {\"password.tooShort\": \"a\", \"password.tooShort\": \"b\"}}", "the key \"password.tooShort\" is given twice"),
+        ("{\"argon2\": {\"iterations\": 2, \"iterations\": 3}}", "the key \"iterations\" is given twice"),
+        ("{\"minLength\": 1e999}", "not valid JSON"),
+        ("{\"minLength\": 08}", "not valid JSON"),
+        ("{\"name\": \"\\ud800\"}", "not valid JSON"),
+        ("{\"blockedWords\": [\"a\",]}", "not valid JSON"),
+        ("\u{FEFF}\u{FEFF}{}", "not valid JSON"),
+        (String(repeating: "{\"messages\":", count: 10_000), "not valid JSON"),
     ])
     func malformedPolicyFiles(json: String, expected: String) {
         #expect {
@@ -75,6 +84,17 @@ import Testing
         } throws: { error in
             (error as? PolicyFileError)?.description.contains(expected) == true
         }
+    }
+
+    /// What the parser gives a policy: the bytes as `[UInt8]` (or `Data`), whole numbers however
+    /// JSON writes them, and text with every escape.
+    @Test func policyFileFromBytes() throws {
+        let json = #"{"minLength": 1e1, "maxLength": 64.0, "blockedWords": ["acm\u00e9", "\ud83d\ude00"], "argon2": {"iterations": 3}}"#
+        let file = try PolicyFile(json: Array(json.utf8))
+        #expect(file.policy.minLength == 10 && file.policy.maxLength == 64)
+        #expect(file.policy.blockedWords == ["acmé", "😀"])
+        #expect(file.policy.argon2.iterations == 3)
+        #expect(try PolicyFile(json: Array("\u{FEFF}{\"minLength\": 12}".utf8)).policy.minLength == 12)
     }
 
     @Test func blocklistWords() {

@@ -135,6 +135,7 @@ fi
 # A consumer of the forms alone (core, runner, strength) with `traits: []`: it does not resolve
 # swift-argument-parser (nor its plugins), its form runs in one call, and its test target drives
 # that form with WizardTesting, through a pipe and at a pseudo-terminal, without an executable.
+# Its program links no Foundation: the forms' JSON is SignupCore's own reader.
 lean="$work/lean"
 mkdir -p "$lean/Sources/lean" "$lean/Sources/LeanForm" "$lean/Tests/LeanTests"
 cat >"$lean/Package.swift" <<EOF
@@ -217,6 +218,19 @@ else
             status=1
         fi
     done
+    # Its JSON is SignupCore's own reader: the program links no Foundation at all, neither code
+    # (FoundationEssentials' JSONDecoder was about 1 MB of it, with metadata every start-up scans)
+    # nor its shared libraries. The symbols come from nm, as scripts/test checks the release binary.
+    lean_symbols="$(nm "$lean_scratch/debug/lean" 2>&1 || true)"
+    foundation="$(awk '{print $NF}' <<<"$lean_symbols" | grep -E '^\$s(20FoundationEssentials|10Foundation|30FoundationInternationalization)' || true)"
+    if ! grep -q ' \$s10SignupCore' <<<"$lean_symbols"; then
+        echo "consumer: FAIL the forms-only program has no symbol table to check: $(head -n 3 <<<"$lean_symbols")"
+        status=1
+    elif [ -n "$foundation" ] || readelf -d "$lean_scratch/debug/lean" | grep -q 'NEEDED.*libFoundation'; then
+        echo "consumer: FAIL a package using only the forms links Foundation: $(head -n 5 <<<"$foundation" | tr '\n' ' ')"
+        readelf -d "$lean_scratch/debug/lean" | grep 'NEEDED.*libFoundation' || true
+        status=1
+    fi
     lean_out="$(printf 'bob\nGranite-Lantern-58\n' | "$lean_scratch/debug/lean" 2>/dev/null)"
     [ "$lean_out" = "hello bob" ] || { echo "consumer: FAIL the forms-only package's form printed [$lean_out]"; status=1; }
     if ! lean_tests="$(cd "$lean" && swift test --scratch-path "$lean_scratch" --disable-xctest 2>&1)" \
@@ -226,5 +240,5 @@ else
         status=1
     fi
 fi
-[ "$status" -eq 0 ] && echo "consumer: an outside package imports every library product and runs its form; one using only the forms does not resolve swift-argument-parser, and its WizardTesting tests pass"
+[ "$status" -eq 0 ] && echo "consumer: an outside package imports every library product and runs its form; one using only the forms does not resolve swift-argument-parser, links no Foundation, and its WizardTesting tests pass"
 exit "$status"
