@@ -129,6 +129,9 @@ final class AddressProof: Sendable {
 
     /// The code field, asked right after the email: not shown at the review (it depends on the
     /// email, and a changed email sends a new code and asks it again), never kept for Up to recall.
+    /// A secret: its answer is never shown, at a terminal or in a script's conversation. A script
+    /// that gives the three lines of a sign-up without proof in mind has its password's line
+    /// read here, and that line must not be echoed as an answer.
     func field() -> Field {
         var field = Field(
             Self.field, label: Translation.english("Code from the email"),
@@ -136,6 +139,7 @@ final class AddressProof: Sendable {
                 .required(message: Translation.english("Enter the code that was mailed to you")),
                 .custom("wrong", message: Translation.english("This is not the code that was mailed, or it expired")) { [self] value, _ in accepts(value) },
             ],
+            isSecret: true,
             dependsOn: [SignupForm.email],
             hint: Translation.english("A code was mailed to the address. It is valid for 10 minutes.")
         )

@@ -71,6 +71,18 @@ import Testing
         #expect(!run.stdout.contains(code))
     }
 
+    /// A script that gives a sign-up's three lines with no code among them: the password's line
+    /// is read as the code, and that answer, like a password's, is never shown.
+    @Test func aScriptWithoutTheCodeNeverShowsItsPasswordAsTheCode() {
+        let (box, environment) = Self.mailBox()
+        let run = box.run(["--prove-address", "--db", box.db], input: lines("bob@example.com\n" + Self.passwords),
+                          environment: environment, secrets: [goodPassword])
+        #expect(run.status == 66, "\(run.stderr)")
+        #expect(run.stderr.contains("Code from the email: \n"), "\(run.stderr)")
+        #expect(!run.stderr.contains(goodPassword) && !run.stdout.contains(goodPassword))
+        #expect(box.accounts().isEmpty)
+    }
+
     @Test func aWrongCodeStoresNothing() {
         let (box, environment) = Self.mailBox()
         let run = box.run(["--prove-address", "--db", box.db], environment: environment,
