@@ -154,8 +154,14 @@ struct RecordReader {
     /// (a misspelt key must not leave a row without its password unnoticed).
     private static func jsonRecord(_ text: String, line: Int) -> Record {
         guard case .object(let members)? = try? JSONValue(parsing: text.utf8) else { return .problem(line: line, code: "json.malformed") }
-        // A key given twice counts with its last value.
-        let object = Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+        // A key given twice is refused: JSON leaves it open which value counts, and tools differ
+        // (a row's author may have meant the first password where another reader takes the last).
+        var object: [String: JSONValue] = [:]
+        for member in members {
+            guard object.updateValue(member.value, forKey: member.key) == nil else {
+                return .problem(line: line, code: "json.duplicateKey (a key is given twice)")
+            }
+        }
         guard Set(object.keys).isSubset(of: ["email", "password", "password_hash"]) else {
             return .problem(line: line, code: "json.unknownKey (only email, password and password_hash)")
         }
