@@ -402,10 +402,10 @@ struct ImportRun {
                     ?? (PasswordHasher.check(row.password ?? Secret(""), against: stored) == .matches):
                 decision = .alreadyThere
             case .create, .update:
-                if let hash = row.hash {
+                if !hashing {
+                    decision = .write(nil)  // a dry run writes nothing, a row's own hash included
+                } else if let hash = row.hash {
                     decision = .write(hash)
-                } else if !hashing {
-                    decision = .write(nil)
                 } else {
                     decision = (try? PasswordHasher.hash(row.password ?? Secret(""), costs: costs)).map(Decision.write) ?? .unhashable
                 }

@@ -107,6 +107,31 @@ import Testing
         #expect(fixture.verify("a@example.com", "Harbor-Tulip-1-Kite") == 0)
     }
 
+    /// A dry run of `password_hash` rows tried to write them: into an existing database it failed
+    /// as read-only (74), and with no database it called every row already there. Counted as the
+    /// real run counts them now, writing nothing and creating no file.
+    @Test(arguments: AccountLifeCommandTests.Store.available)
+    func aDryRunOfHashRowsCountsThemAsTheRealRunDoes(store: AccountLifeCommandTests.Store) {
+        let fixture = AccountLifeCommandTests.Fixture(store)  // alice@example.com is there
+        let hash = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g"
+        let csv = "email,password_hash\nh1@example.com,\(hash)\nalice@example.com,\(hash)\nh2@example.com,\(hash)\n"
+        let file = fixture.sandbox.file("hashes.csv", Data(csv.utf8))
+        let counts = { (run: Run) in ["created", "updated", "taken", "rejected"].map { run.json[$0] as? Int ?? -1 } }
+        let dry = fixture.run(["import", file, "--json", "--dry-run"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(counts(dry) == [2, 0, 1, 0], "\(dry.stdout)")
+        #expect(fixture.run(["list"]).stdout.components(separatedBy: "@example.com").count == 2, "the dry run wrote")
+        let real = fixture.run(["import", file, "--json"])
+        #expect(counts(real) == counts(dry), "\(real.stdout)")
+        // No database at all: every row would be created, and no file is made.
+        if store == .sqlite {
+            let missing = fixture.sandbox.folder.appendingPathComponent("none.sqlite").path
+            let none = fixture.sandbox.run(["import", file, "--db", missing, "--json", "--dry-run"])
+            #expect(none.status == 0 && counts(none) == [3, 0, 0, 0], "\(none.stdout) \(none.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: missing))
+        }
+    }
+
     /// A line longer than the reading of a pipe goes (4 MiB) ended the reading: in a file, the
     /// rows after it were dropped uncounted and the run looked finished. In a file every line
     /// after it is read now; from a pipe the import says where it stopped, and exits 66.
