@@ -47,7 +47,7 @@ public struct PolicyFile: Sendable, Equatable {
         do {
             parsed = try JSONValue(parsing: json.starts(with: [0xEF, 0xBB, 0xBF]) ? json.dropFirst(3) : json[...])
         } catch {
-            throw PolicyFileError("it is not valid JSON")
+            throw PolicyFileError("it is not valid JSON (\(Self.reason(error.reason)))")
         }
         guard case .object(let members) = parsed else { throw PolicyFileError("the file must hold one JSON object") }
         let object = try Self.table(members)
@@ -137,6 +137,18 @@ public struct PolicyFile: Sendable, Equatable {
             }
         }
         return table
+    }
+
+    /// What a person fixes in the file, for each way bytes are not JSON.
+    private static func reason(_ reason: JSONError.Reason) -> String {
+        switch reason {
+        case .syntax: "a character that cannot come where it is, or the file ends too early"
+        case .controlCharacter: "a control character inside a string: write it as \\u followed by 4 hex digits"
+        case .invalidUTF8: "bytes that are not UTF-8"
+        case .loneSurrogate: "a \\u escape that is half of a surrogate pair"
+        case .numberOutOfRange: "a number too large to be one"
+        case .tooDeep: "arrays and objects nested more than \(JSONReader.maximumDepth) deep"
+        }
     }
 
     private static func string(_ object: [String: JSONValue], _ key: String) throws(PolicyFileError) -> String? {

@@ -71,12 +71,13 @@ import Testing
         ("{\"minLength\": 8, \"minLength\": 12}", "the key \"minLength\" is given twice"),
         ("{\"messages\": {\"password.tooShort\": \"a\", \"password.tooShort\": \"b\"}}", "the key \"password.tooShort\" is given twice"),
         ("{\"argon2\": {\"iterations\": 2, \"iterations\": 3}}", "the key \"iterations\" is given twice"),
-        ("{\"minLength\": 1e999}", "not valid JSON"),
+        ("{\"minLength\": 1e999}", "not valid JSON (a number too large to be one)"),
         ("{\"minLength\": 08}", "not valid JSON"),
-        ("{\"name\": \"\\ud800\"}", "not valid JSON"),
-        ("{\"blockedWords\": [\"a\",]}", "not valid JSON"),
+        ("{\"name\": \"\\ud800\"}", "not valid JSON (a \\u escape that is half of a surrogate pair)"),
+        ("{\"blockedWords\": [\"a\",]}", "not valid JSON (a character that cannot come where it is, or the file ends too early)"),
         ("\u{FEFF}\u{FEFF}{}", "not valid JSON"),
-        (String(repeating: "{\"messages\":", count: 10_000), "not valid JSON"),
+        ("{\"name\": \"a\u{01}b\"}", "not valid JSON (a control character inside a string: write it as \\u followed by 4 hex digits)"),
+        (String(repeating: "{\"messages\":", count: 10_000), "not valid JSON (arrays and objects nested more than 64 deep)"),
     ])
     func malformedPolicyFiles(json: String, expected: String) {
         #expect {
