@@ -455,14 +455,20 @@ public struct FieldPreset: Sendable {
 }
 
 extension Array {
-    /// This array, then `more`. Not `+`: that is the standard library's generic append of a
-    /// sequence, and in a wizard not specialized for its success type (a runner's generic loop
-    /// calls it) its first call asks the runtime for the array's `Collection` conformance by
-    /// name, a scan of every conformance record in the program, before the first prompt.
-    fileprivate func followed(by more: [Element]) -> [Element] {
+    /// Appends `more`, one element at a time. Not `+=` or `+`: those are the standard library's
+    /// generic append of a sequence, and in code not specialized for a wizard's success type (the
+    /// wizard's own, and a runner's generic loop) their first call asks the runtime for the
+    /// array's `Collection` conformance by name, a scan of every conformance record in the
+    /// program, before the first prompt.
+    package mutating func append(each more: [Element]) {
+        reserveCapacity(count + more.count)
+        for element in more { append(element) }
+    }
+
+    /// This array, then `more` (see ``append(each:)``).
+    package func followed(by more: [Element]) -> [Element] {
         var all = self
-        all.reserveCapacity(count + more.count)
-        for element in more { all.append(element) }
+        all.append(each: more)
         return all
     }
 }

@@ -284,13 +284,3 @@ public final class TerminalRunner {
         return nil
     }
 }
-
-extension Array {
-    /// Appends `more`, one element at a time. Not `+=`: that is the standard library's generic
-    /// append of a sequence, and in the runner's loop, which is not specialized for the wizard's
-    /// success type, its first call asks the runtime for the array's `Collection` conformance by
-    /// name: a scan of every conformance record in the program.
-    fileprivate mutating func append(each more: [Element]) {
-        for element in more { append(element) }
-    }
-}
