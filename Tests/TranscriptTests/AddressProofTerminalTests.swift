@@ -21,6 +21,12 @@ import Testing
         return config
     }
 
+    /// The code of the `n`th message the mail command kept (its indented line).
+    static func mailedCode(_ scratch: ScratchFolder, _ n: Int = 0) throws -> String {
+        let mail = try String(contentsOfFile: scratch.path + "/mail-\(n)", encoding: .utf8)
+        return mail.components(separatedBy: "\n").first { $0.hasPrefix("    ") }!.trimmingCharacters(in: .whitespaces)
+    }
+
     static func start(_ arguments: [String], scratch: ScratchFolder, config: String) throws -> PseudoTerminal {
         try PseudoTerminal(executable: signupBinary, arguments: arguments + ["--db", scratch.database],
                            environment: PseudoTerminal.environment(["HOME": scratch.path, "SIGNUP_CONFIG": config]))
@@ -50,8 +56,7 @@ import Testing
         try terminal.expect("Email: ", timeout: 10)
         try terminal.send("bob@example.com\r")
         try terminal.expect("Code from the email: ", timeout: 10)
-        let mail = try String(contentsOfFile: scratch.path + "/mail-0", encoding: .utf8)
-        let code = mail.components(separatedBy: "\n").first { $0.hasPrefix("    ") }!.trimmingCharacters(in: .whitespaces)
+        let code = try Self.mailedCode(scratch)
         try terminal.send("\(code)\r")
         try terminal.expect("Password: ", timeout: 10)
         try terminal.send("Quartz-Lantern-58\r")
@@ -76,8 +81,7 @@ import Testing
         try terminal.expect("Email: ", timeout: 10)
         try terminal.send("bob@example.com\r")
         try terminal.expect("Code from the email: ", timeout: 10)
-        let mail = try String(contentsOfFile: scratch.path + "/mail-0", encoding: .utf8)
-        let code = mail.components(separatedBy: "\n").first { $0.hasPrefix("    ") }!.trimmingCharacters(in: .whitespaces)
+        let code = try Self.mailedCode(scratch)
         try terminal.send("\(code)\r")
         try terminal.expect("Password: ", timeout: 10)
         usleep(300_000)
@@ -110,10 +114,7 @@ import Testing
         let scratch = try ScratchFolder()
         let terminal = try Self.start(["--prove-address"], scratch: scratch, config: try Self.mailConfig(scratch))
         defer { terminal.kill(SIGKILL) }
-        func code(_ n: Int) throws -> String {
-            let mail = try String(contentsOfFile: scratch.path + "/mail-\(n)", encoding: .utf8)
-            return mail.components(separatedBy: "\n").first { $0.hasPrefix("    ") }!.trimmingCharacters(in: .whitespaces)
-        }
+        func code(_ n: Int) throws -> String { try Self.mailedCode(scratch, n) }
         try terminal.expect("Email: ", timeout: 10)
         try terminal.send("one@example.com\r")
         try terminal.expect("Code from the email: ", timeout: 10)
