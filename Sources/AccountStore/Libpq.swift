@@ -219,7 +219,7 @@ final class PGConnection {
         return PQgetResult(connection)
     }
 
-    private static func monotonicMilliseconds() -> Int64 {
+    static func monotonicMilliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000

@@ -491,17 +491,52 @@ public final class PostgresStore: AccountBackend {
         }
     }
 
+    /// How long a process waits for another's migration before it gives up (exit 74).
+    static let migrationWait: Int64 = 60_000
+
+    /// Applies the pending migrations, once however many processes start together.
+    ///
+    /// The one that gets the migration lock migrates; the others do not queue for the lock (each
+    /// would hold it in turn only to find the work done, and under load the last of 30 waited
+    /// past `lock_timeout`): they try it, and between tries look whether the migrations have
+    /// appeared, for up to ``migrationWait`` milliseconds. No lock wait, so `lock_timeout` does
+    /// not end a wait behind a migration that is making progress.
     private func migrate() throws(StoreError) {
         let known = Self.migrationNames
         // Already up to date: nothing is written, so a read-only server can still be used for reading.
         guard try Set(appliedMigrations()) != Set(known) else { return }
+        let deadline = PGConnection.monotonicMilliseconds() + Self.migrationWait
+        var pause: UInt32 = 20_000  // microseconds, doubled up to a quarter of a second: a long migration is not polled hard
+        while true {
+            if try migrateIfLockIsFree() { return }
+            // Another process holds the lock: done when its migrations have committed.
+            if try Set(appliedMigrations()) == Set(known) { return }
+            if PGConnection.monotonicMilliseconds() > deadline {
+                throw .unavailable(reason: "another program has been migrating \(location) for \(Self.migrationWait / 1000) s "
+                    + "(it holds signup's migration lock); nothing was written: try again when it has finished")
+            }
+            usleep(pause)
+            pause = min(pause * 2, 250_000)
+        }
+    }
+
+    /// Takes the migration lock if it is free and applies what is still pending; false, with
+    /// nothing done, when another session holds it.
+    private func migrateIfLockIsFree() throws(StoreError) -> Bool {
+        let known = Self.migrationNames
         do throws(StoreError) {
-            try run { () throws(PGFailure) in
+            let locked = try run { () throws(PGFailure) in
                 try connection.execute("BEGIN")
-                try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [Self.migrationLock])
+                return try connection.execute("SELECT pg_try_advisory_xact_lock($1::bigint)", [Self.migrationLock]).first?[0] == "t"
+            }
+            guard locked else {
+                _ = try? connection.execute("ROLLBACK")
+                return false
+            }
+            _ = try run { () throws(PGFailure) in
                 try connection.execute("CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
             }
-            // Another process may have migrated while this one waited for the lock.
+            // Another process may have migrated since this one looked.
             let applied = try appliedMigrations()
             try run { () throws(PGFailure) in
                 for name in known where !applied.contains(name) {
@@ -510,6 +545,7 @@ public final class PostgresStore: AccountBackend {
                 }
                 try connection.execute("COMMIT")
             }
+            return true
         } catch {
             _ = try? connection.execute("ROLLBACK")
             throw error

@@ -95,6 +95,35 @@ import Testing
         _ = holder
     }
 
+    /// Another program holds signup's migration lock, as a signup migrating a large table does: a
+    /// sign-up waits for it past `lock_timeout` (which bounds a wait behind a stuck holder), then
+    /// stores its account. When 32 sign-ups started on a new database together, the last ones
+    /// queued for that lock behind the others, each holding it in turn only to find the work
+    /// done, and under load they failed with a lock timeout (exit 74).
+    @Test(.enabled(if: TestServer.isAvailable, TestServer.skipNote))
+    func aSignUpWaitsForAnotherProgramsMigrationPastItsLockTimeout() throws {
+        let db = TestDatabase()
+        let holder = holdTheMigrationLock(of: db)
+        let signUp = try WaitingSignUp(["--db", db.socket, "--json"], environment: ["PGOPTIONS": "-c lock_timeout=1s"])
+        #expect(eventually(20) { signUp.standardError.contains("Waiting for the database") }, "\(signUp.standardError)")
+        Thread.sleep(forTimeInterval: 2)
+        #expect(signUp.process.isRunning, "it stopped waiting: \(signUp.standardError)")
+        holder.send("SELECT pg_advisory_unlock_all();\n")
+        signUp.process.waitUntilExit()
+        #expect(signUp.process.terminationStatus == 0, "\(signUp.standardError)")
+        #expect(db.psql("SELECT email FROM account") == ["alice@example.com"])
+    }
+
+    @Test(.enabled(if: TestServer.isAvailable, TestServer.skipNote), arguments: [SIGTERM, SIGINT])
+    func aSignalWhileWaitingForAnotherProgramsMigrationEndsTheSignUp(sig: Int32) throws {
+        let db = TestDatabase()
+        let holder = holdTheMigrationLock(of: db)
+        let signUp = try WaitingSignUp(["--db", db.socket, "--json"])
+        Self.expectEndedBySignal(signUp, sig, after: signUp.signalWhileWaiting(sig))
+        #expect(db.tables.isEmpty, "nothing was migrated behind the holder's back")
+        _ = holder
+    }
+
     /// Another program switched the file to a rollback journal and holds its write lock for a
     /// second: a writer waits its turn, as in WAL mode, and then writes. The switch back to WAL
     /// needs a lock SQLite takes without its busy handler, and the writer was refused within a
