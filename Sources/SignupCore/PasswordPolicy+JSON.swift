@@ -162,6 +162,10 @@ public struct PolicyFile: Sendable, Equatable {
         if case .integer(let integer) = value { return integer }
         // 8.0 and 1e1 are whole numbers too.
         if case .number(let number) = value, let integer = Int(exactly: number) { return integer }
+        // 1e30 and 99999999999999999999 are whole numbers too, only out of any setting's range.
+        if case .number(let number) = value, number.isFinite, number == number.rounded() {
+            throw PolicyFileError("\"\(key)\" is out of range")
+        }
         throw PolicyFileError("\"\(key)\" must be a whole number")
     }
 

@@ -42,6 +42,9 @@ struct ListCommand: ParsableCommand {
         let settings = try policy.settings()
         let location = try settings.location(given: db).value
         if countOldHashes { return try countOld(at: location, settings: settings) }
+        // A policy named here is read even though a plain list does not use it: a broken one is
+        // reported (exit 64), as every other command reports it, not silently ignored.
+        if policy.policy != nil || policy.policyFile != nil { _ = try policy.load(settings) }
         // Read once: a property wrapper's getter per row instantiated generic metadata each time.
         let json = self.json
         var output = StandardOutput()

@@ -177,6 +177,19 @@ import Testing
         #expect(fixture.storedHash == upgraded)
     }
 
+    /// A plain `list` does not use a policy, but one named on its command line is still read: a
+    /// broken one is a usage error, as for every other command, not silently ignored.
+    @Test func listRefusesABrokenPolicyItIsGiven() {
+        let box = Sandbox()
+        #expect(box.run(["--db", box.db], input: signUp("alice@example.com")).status == 0)
+        let broken = box.file("broken.json", Data(#"{"minLength": 8, "#.utf8))
+        let listed = box.run(["list", "--db", box.db, "--policy-file", broken])
+        #expect(listed.status == 64 && listed.stdout.isEmpty, "\(listed.stdout)")
+        #expect(listed.stderr.contains("not valid JSON"), "\(listed.stderr)")
+        #expect(box.run(["list", "--db", box.db, "--policy", "lax"]).status == 64)
+        #expect(box.run(["list", "--db", box.db, "--policy", "strict"]).stdout.contains("alice@example.com"))
+    }
+
     @Test func aPolicyFileSetsTheCostsOfNewHashesAndRefusesImpossibleOnes() {
         let box = Sandbox()
         let strong = box.file("strong.json", Data(#"{"argon2": {"memoryKiB": 24576}}"#.utf8))

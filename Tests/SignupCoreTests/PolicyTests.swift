@@ -60,6 +60,8 @@ import Testing
         ("{\"minLength\": \"8\"}", "\"minLength\" must be a whole number"),
         ("{\"minLength\": 8.5}", "\"minLength\" must be a whole number"),
         ("{\"minLength\": true}", "\"minLength\" must be a whole number"),
+        ("{\"minLength\": 1e30}", "\"minLength\" is out of range"),
+        ("{\"maxLength\": -99999999999999999999}", "\"maxLength\" is out of range"),
         ("{\"minLength\": 0}", "\"minLength\" must be at least 1"),
         ("{\"minLength\": 20, \"maxLength\": 10}", "no more than \"maxLength\""),
         ("{\"require\": [\"emoji\"]}", "not \"emoji\""),
