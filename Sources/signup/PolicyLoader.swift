@@ -1,8 +1,9 @@
 import ArgumentParser
 import SignupCore
 
-/// Reads `--policy-file` and the blocklist it names. Every problem is a usage error that
-/// names the option, never the path (it may be a password typed in the wrong place).
+/// Reads `--policy-file` (or a configuration file's `policy-file`) and the blocklist it names.
+/// Every problem is a usage error that names the option or the key, never the path (it may be a
+/// password typed in the wrong place).
 enum PolicyLoader {
     /// The largest policy file read; a bigger one is refused after reading one byte more.
     static let policyLimit = 1024 * 1024
@@ -17,23 +18,23 @@ enum PolicyLoader {
             }
             return policy
         }
-        return try load(path: RawArguments.value(of: "--policy-file", parsed: file) ?? Array(file.utf8))
+        return try load(path: RawArguments.value(of: "--policy-file", parsed: file) ?? Array(file.utf8), option: "--policy-file")
     }
 
-    /// The policy in the file at `path` (raw bytes of the argument).
-    static func load(path: [UInt8]) throws(UsageError) -> PasswordPolicy {
+    /// The policy in the file at `path` (raw bytes of the argument); messages call it `option`'s file.
+    static func load(path: [UInt8], option: StaticString) throws(UsageError) -> PasswordPolicy {
         let data: [UInt8]
         switch IO.contents(of: path, limit: policyLimit) {
         case .success(let bytes): data = bytes
-        case .failure(.open(let code)): throw UsageError(.english("the --policy-file file cannot be opened"), errno: code)
-        case .failure(.read(let code)): throw UsageError(.english("the --policy-file file cannot be read"), errno: code)
-        case .failure(.tooLarge): throw UsageError(.english("the --policy-file file is larger than 1 MiB"))
+        case .failure(.open(let code)): throw UsageError(.english("the {option} file cannot be opened"), errno: code).naming(option)
+        case .failure(.read(let code)): throw UsageError(.english("the {option} file cannot be read"), errno: code).naming(option)
+        case .failure(.tooLarge): throw UsageError(.english("the {option} file is larger than 1 MiB")).naming(option)
         }
         var file: PolicyFile
         do {
             file = try PolicyFile(json: data)
         } catch {
-            throw UsageError(.english("the --policy-file file cannot be used"), error)
+            throw UsageError(.english("the {option} file cannot be used"), error).naming(option)
         }
         if let list = file.blocklistFile {
             var listPath = Array(list.utf8)
@@ -41,25 +42,25 @@ enum PolicyLoader {
                 let folder = path.lastIndex(of: UInt8(ascii: "/")).map { Array(path[...$0]) } ?? []
                 listPath = folder + listPath
             }
-            file.policy.blockedWords += try blocklist(at: listPath)
+            file.policy.blockedWords += try blocklist(at: listPath, option: option)
         }
         return file.policy
     }
 
-    private static func blocklist(at path: [UInt8]) throws(UsageError) -> [String] {
+    private static func blocklist(at path: [UInt8], option: StaticString) throws(UsageError) -> [String] {
         switch IO.contents(of: path, limit: blocklistLimit) {
         case .success(let bytes):
             guard !bytes.contains(0), let text = String(validating: bytes, as: UTF8.self) else {
-                throw UsageError(.english("the blocklistFile of the --policy-file is not UTF-8 text without NUL bytes"))
+                throw UsageError(.english("the blocklistFile of the {option} file is not UTF-8 text without NUL bytes")).naming(option)
             }
             // A blocklist named but holding no word is a mistake (or a FIFO nobody wrote to yet, which
             // reads as empty): refused, never a policy that silently blocks nothing.
             let words = PolicyFile.words(inBlocklist: text)
-            guard !words.isEmpty else { throw UsageError(.english("the blocklistFile of the --policy-file holds no word")) }
+            guard !words.isEmpty else { throw UsageError(.english("the blocklistFile of the {option} file holds no word")).naming(option) }
             return words
-        case .failure(.open(let code)): throw UsageError(.english("the blocklistFile of the --policy-file cannot be opened"), errno: code)
-        case .failure(.read(let code)): throw UsageError(.english("the blocklistFile of the --policy-file cannot be read"), errno: code)
-        case .failure(.tooLarge): throw UsageError(.english("the blocklistFile of the --policy-file is larger than 16 MiB"))
+        case .failure(.open(let code)): throw UsageError(.english("the blocklistFile of the {option} file cannot be opened"), errno: code).naming(option)
+        case .failure(.read(let code)): throw UsageError(.english("the blocklistFile of the {option} file cannot be read"), errno: code).naming(option)
+        case .failure(.tooLarge): throw UsageError(.english("the blocklistFile of the {option} file is larger than 16 MiB")).naming(option)
         }
     }
 }

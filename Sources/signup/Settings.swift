@@ -251,10 +251,11 @@ struct Settings {
                 var path = Array(text.utf8)
                 if path.first != UInt8(ascii: "/") { path = file.folder + path }
                 do throws(UsageError) {
-                    policy = try PolicyLoader.load(path: path)
+                    policy = try PolicyLoader.load(path: path, option: "policy-file")
                 } catch {
-                    throw ConfigError(Translation.english("{file}, line {line}: {key} cannot be used: {reason}",
-                                                          ["file": file.visiblePath, "line": "\(line)", "key": "policy-file", "reason": error.text]))
+                    // The loader's message names the key itself ("the policy-file file cannot be used: …").
+                    throw ConfigError(Translation.english("{file}, line {line}: {reason}",
+                                                          ["file": file.visiblePath, "line": "\(line)", "reason": error.text]))
                 }
                 isFile = true
                 choice = Setting(value: VisibleText.of(String(decoding: path, as: UTF8.self)), origin: origin)

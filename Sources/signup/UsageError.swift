@@ -13,6 +13,8 @@ import SignupCore
 struct UsageError: Error {
     private let message: StaticString
     private let reason: String?
+    /// What fills the message's `{option}`: one of the program's own names (``naming(_:)``).
+    private var option: StaticString?
 
     init(_ message: StaticString) {
         self.message = message
@@ -40,9 +42,18 @@ struct UsageError: Error {
         reason = problem.description
     }
 
+    /// The same error, its message's `{option}` filled with `option`: `--policy-file` on the
+    /// command line, `policy-file` in a configuration file.
+    func naming(_ option: StaticString) -> UsageError {
+        var named = self
+        named.option = option
+        return named
+    }
+
     /// The message in the reader's language, without `error: `.
     var text: String {
-        About.text(message.description) + (reason.map { ": " + $0 } ?? "")
+        let text = option.map { About.english(message.description, ["option": $0.description]) } ?? About.text(message.description)
+        return text + (reason.map { ": " + $0 } ?? "")
     }
 
     /// Writes `error: …` to standard error and exits 64.

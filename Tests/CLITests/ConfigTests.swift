@@ -171,6 +171,25 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.folder.appendingPathComponent(".local").path), "something was written")
     }
 
+    /// A policy file that signup.conf names and that cannot be used: the message names the key and
+    /// its line once, never `--policy-file`, which was not given (it said "policy-file cannot be
+    /// used: the --policy-file file cannot be used").
+    @Test(arguments: [
+        ("{\"minLength\": 8, ", "the policy-file file cannot be used: it is not valid JSON"),
+        ("{\"minLength\": 1e30}", "the policy-file file cannot be used: \"minLength\" is out of range"),
+        ("{\"blocklistFile\": \"missing.txt\"}", "the blocklistFile of the policy-file file cannot be opened: No such file or directory"),
+    ])
+    func aPolicyFileThatCannotBeUsedIsNamedByItsKey(policy: String, message: String) {
+        let box = Sandbox()
+        let policyFile = box.file("p.json", Data(policy.utf8))
+        let file = Self.userFile(box, "policy-file = \(policyFile)\n")
+        for arguments in [["--email", "a@example.com"], ["config"]] {
+            let run = box.run(arguments, input: Data((goodPassword + "\n" + goodPassword + "\n").utf8), environment: Self.reading(box))
+            #expect(run.status == 64, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.hasPrefix("error: \(file), line 1: \(message)") && !run.stderr.contains("--policy-file"), "\(arguments): \(run.stderr)")
+        }
+    }
+
     @Test func bytesThatAreNoTextAndAHugeFileAreRefused() {
         let box = Sandbox()
         let file = Self.userFile(box, "")
