@@ -40,7 +40,8 @@ struct RecordReader {
                 }
                 return .problem(line: line, code: "line.unreadable")
             }
-            if text.isEmpty { continue }
+            // A blank line (nothing, or only spaces and tabs) holds no row, in either format.
+            if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             switch format {
             case .unusable:
                 return nil

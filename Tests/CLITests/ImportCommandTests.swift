@@ -145,6 +145,19 @@ import Testing
         #expect(box.accounts().compactMap { $0["email"] as? String } == ["d@example.com"])
     }
 
+    /// A blank line, empty or only spaces and tabs (an editor's indentation, a trailing line),
+    /// holds no row in either format: skipped, not a rejected row that makes the import exit 65.
+    @Test(arguments: ["email,password\n", ""])
+    func blankLinesAreSkipped(header: String) {
+        let box = Sandbox()
+        let row = header.isEmpty ? #"{"email":"a@example.com","password":"Harbor-Tulip-Kite-93"}"# : "a@example.com,Harbor-Tulip-Kite-93"
+        let other = header.isEmpty ? #"{"email":"b@example.com","password":"Harbor-Tulip-Kite-93"}"# : "b@example.com,Harbor-Tulip-Kite-93"
+        let text = header + row + "\n\n   \n\t \n" + other + "\n  \n"
+        let run = box.run(["import", box.file("x", Data(text.utf8)), "--db", box.db], secrets: ["Harbor-Tulip-Kite-93"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(box.accounts().compactMap { $0["email"] as? String } == ["a@example.com", "b@example.com"])
+    }
+
     @Test func aJSONKeyGivenTwiceIsRefusedAndABadEscapeOrNumberIsMalformed() {
         let box = Sandbox()
         let jsonLines = #"""
