@@ -203,6 +203,12 @@ package enum FileSystem {
     ///
     /// `access(2)` also answers for root, which permission bits do not stop but an
     /// immutable file, folder or read-only mount do.
+    /// Whether the file at `file` exists and this process may not read it (its mode, an ACL).
+    static func isUnreadable(_ file: [UInt8]) -> Bool {
+        var info = stat()
+        return lstatBytes(file, &info) == 0 && accessBytes(file, R_OK) != 0 && errno == EACCES
+    }
+
     static func isWritable(_ file: [UInt8]) -> Bool {
         file.withCString { access($0, W_OK) } == 0 && parent(of: file).withCString { access($0, W_OK) } == 0
     }

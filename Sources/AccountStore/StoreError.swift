@@ -59,6 +59,9 @@ extension StoreError {
         case SQLITE_IOERR where FileSystem.isFull(path.bytes), SQLITE_CANTOPEN where FileSystem.isFull(path.bytes):
             // A full disk also shows as an I/O error (extending -shm) or a file that cannot be made.
             return .unavailable(reason: "the disk is full (database \(path))")
+        case SQLITE_CANTOPEN where FileSystem.isUnreadable(path.bytes):
+            // Checked before "read-only": a file this user may neither read nor write is not read-only to it.
+            return .unavailable(reason: "no permission to read the database \(path)")
         case SQLITE_CANTOPEN where (FileSystem.size(of: path.bytes) ?? 0) > 0 && !FileSystem.isWritable(path.bytes):
             return .unavailable(reason: "the database \(path) is read-only (or its folder is)")
         case SQLITE_CANTOPEN:

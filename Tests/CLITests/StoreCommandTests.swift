@@ -356,6 +356,34 @@ import Testing
     }
 }
 
+/// A database its user may not read (mode 0200 or 0000, as a mistaken chmod leaves it) was
+/// called read-only, or "cannot open" without a reason: now it says the user may not read it.
+@Suite struct UnreadableDatabaseTests {
+    @Test(.enabled(if: getuid() == 0, "needs root to run signup as another user"))
+    func aDatabaseItsUserMayNotReadIsSaidSoNotReadOnly() throws {
+        let box = Sandbox()
+        // nobody's own folder, and a copy of the binary it can run (the build folder may be root's alone).
+        let folder = box.folder.path + "/nobody"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(chown(folder, 65534, 65534) == 0 && chmod(folder, 0o700) == 0)
+        let binary = box.folder.path + "/signup"
+        try FileManager.default.copyItem(atPath: signupBinary, toPath: binary)
+        let asNobody = "exec /usr/sbin/runuser -u nobody -- \"\(binary)\" \"$@\""
+        let db = folder + "/accounts.sqlite"
+        let created = box.run(["--db", db], input: lines(answers), via: asNobody)
+        #expect(created.status == 0, "\(created.stderr)")
+        for mode: mode_t in [0o200, 0o000] {
+            #expect(chmod(db, mode) == 0)
+            for arguments in [["list", "--db", db], ["verify", "alice@example.com", "--db", db], ["--db", db, "--email", "bob@example.com"]] {
+                let run = box.run(arguments, input: lines(goodPassword + "\n" + goodPassword + "\n"), via: asNobody)
+                #expect(run.status == 74, "\(arguments): \(run.stderr)")
+                #expect(run.stderr.contains("no permission to read the database") && !run.stderr.contains("read-only"),
+                        "mode \(String(mode, radix: 8)), \(arguments): \(run.stderr)")
+            }
+        }
+    }
+}
+
 @Suite struct StorePreflightTests {
     /// A path that can never be used was said only after every answer had been typed (and, at
     /// a terminal, "Try again?" could only be answered no): now before the first question.
