@@ -303,10 +303,13 @@ final class LineSource {
             switch try? Sys.read(input, into: chunk) {
             case .bytes(let count)?: chunkEnd = count
             case .interrupted?, .wouldBlock?: continue
-            case .endOfFile?, nil: return .ended
+            case .endOfFile?, nil:
+                Sys.awaitHangUpSignal()
+                return .ended
             }
         }
     }
+
 
     /// Draws the prompt and the line again after a stop: from the start of the row the cursor is on.
     private func redraw() {

@@ -152,6 +152,19 @@ enum Sys {
         while withUnsafeMutableBytes(of: &scratch, { Glibc.read(fd, $0.baseAddress, $0.count) }) > 0 {}
     }
 
+    /// Waits up to a second for a SIGHUP after a terminal's read has ended (`poll` with no descriptor).
+    ///
+    /// The end of a terminal's input in the session's mode (no ICANON: Ctrl-D is a byte) is a
+    /// hang-up, and the kernel wakes the read before it sends the session SIGHUP. The wait lets
+    /// that signal end the process as the guard ends it in the middle of a question, whichever
+    /// came first; the read's end was otherwise taken for the end of the input (signup logged a
+    /// dropped public session as "cancelled"). Without the guard, or with SIGHUP ignored, it
+    /// returns at once; when no SIGHUP comes (a terminal that is not the controlling one), after the second.
+    static func awaitHangUpSignal() {
+        guard TerminalGuard.isInstalled, !SignalSafe.isIgnored(SIGHUP) else { return }
+        _ = Glibc.poll(nil, 0, 1_000)
+    }
+
     /// The corresponding C function is `fcntl(F_DUPFD_CLOEXEC)`.
     static func duplicate(_ fd: Int32) throws(SystemError) -> Int32 {
         let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)

@@ -238,6 +238,15 @@ public final class PseudoTerminal {
         return termination!
     }
 
+    /// Closes the terminal, as a closed terminal window or a dropped SSH connection does: the
+    /// kernel sends the child's session SIGHUP, and its reads of the terminal end. Nothing can be
+    /// sent after it; ``wait(timeout:)`` says how the child ended.
+    public func hangUp() {
+        guard master >= 0 else { return }
+        Glibc.close(master)
+        master = -1
+    }
+
     /// Sends `signal` to the child, if it has not been reaped.
     public func kill(_ signal: Int32) {
         guard termination == nil else { return }

@@ -69,6 +69,22 @@ import WizardTesting
         #expect(!terminal.transcript.containsBytes("Quartz-Lan".utf8), "\(way): the half-typed password was echoed")
     }
 
+    /// A hang-up while a question waits (the terminal closed, an SSH connection dropped) ends
+    /// signup by SIGHUP, every time. The kernel wakes the read before it sends the signal; when
+    /// the read's end came first, it was taken for the end of the input, and a public session
+    /// was logged "cancelled" and exited 130.
+    @Test func aHangUpAtAQuestionEndsSignupBySIGHUPEveryTime() throws {
+        for round in 0..<10 {
+            let scratch = try ScratchFolder()
+            let terminal = try PseudoTerminal(executable: signupBinary, arguments: ["--db", scratch.database],
+                                              environment: PseudoTerminal.environment(["HOME": scratch.path]))
+            try terminal.expect("Email: ", timeout: 10)
+            if round % 2 == 1 { try terminal.send("alice@exa") }  // half an answer on the line
+            terminal.hangUp()
+            #expect(try terminal.wait(timeout: 10) == .signaled(SIGHUP), "round \(round)")
+        }
+    }
+
     /// The pid of the one child of `parent`, found in /proc once it has started.
     static func child(of parent: pid_t) throws -> pid_t {
         for _ in 0..<100 {
