@@ -96,7 +96,7 @@ public struct ScriptRun: Sendable {
         posix_spawn_file_actions_adddup2(&actions, ends[0][0], 3)
         posix_spawn_file_actions_adddup2(&actions, ends[1][1], 4)
         posix_spawn_file_actions_adddup2(&actions, ends[2][1], 5)
-        guard case .success(let pid) = Spawn.run(FormChild.executable, arguments, environment, &actions) else {
+        guard case .success(let pid) = Spawn.run(FormChild.executable, arguments, environment, &actions, keeping: 6) else {
             throw PseudoTerminal.Failure(message: "posix_spawn \(FormChild.executable) failed")
         }
         for index in 0..<3 {  // the child's ends, closed here so end of file comes when it is done

@@ -115,7 +115,7 @@ public final class PseudoTerminal {
         posix_spawn_file_actions_adddup2(&actions, first, first + 2)
         for fd in [master, slave] + pipeEnds where fd > first + 2 { posix_spawn_file_actions_addclose(&actions, fd) }
 
-        let status = Spawn.run(executable, arguments, environment, &actions)
+        let status = Spawn.run(executable, arguments, environment, &actions, keeping: first + 3)
         guard case .success(let pid) = status else {
             Glibc.close(master)
             if pipeEnds[0] >= 0 { Glibc.close(pipeEnds[0]) }

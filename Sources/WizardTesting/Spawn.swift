@@ -9,9 +9,13 @@ enum Spawn {
         let description: String
     }
 
-    /// Starts `executable` (a path, or a name looked up in this process's `PATH`) with `actions`.
+    /// Starts `executable` (a path, or a name looked up in this process's `PATH`) with `actions`,
+    /// then every descriptor from `keeping` up closed: a descriptor another thread of the test
+    /// runner opened without close-on-exec at that moment (a `Pipe`) is never inherited, so a
+    /// child counts on the descriptors it was given alone (a test under `ulimit -n 6` did not).
     static func run(_ executable: String, _ arguments: [String], _ environment: [String: String],
-                    _ actions: inout posix_spawn_file_actions_t) -> Result<pid_t, Refused> {
+                    _ actions: inout posix_spawn_file_actions_t, keeping: Int32) -> Result<pid_t, Refused> {
+        if let closeFrom = closeFrom { _ = closeFrom(&actions, keeping) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -32,6 +36,13 @@ enum Spawn {
         let status = spawn(&pid, executable, &actions, &attributes, argv, envp)
         return status == 0 ? .success(pid) : .failure(Refused(description: String(cString: strerror(status))))
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+    /// module does not import; nil before 2.34, where children inherit what they inherit.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// Seconds of the monotonic clock: for deadlines.
     static func now() -> Double {

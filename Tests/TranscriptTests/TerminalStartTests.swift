@@ -41,6 +41,21 @@ import WizardTesting
                 "\(output)")
     }
 
+    /// A child of ``PseudoTerminal`` holds its terminal and nothing else of the test runner's,
+    /// not even a descriptor opened without close-on-exec (as another test's thread may be
+    /// doing at that moment): the test below, under `ulimit -n 6`, counts on it, and once saw
+    /// signup fall back to its scrolling editor because one more descriptor had come along.
+    @Test func aChildInheritsNoDescriptorButItsTerminal() throws {
+        let leaked = open("/dev/null", O_RDONLY)  // without O_CLOEXEC
+        defer { close(leaked) }
+        #expect(leaked > 2)
+        let shell = try PseudoTerminal(executable: "/bin/sh", arguments: ["-c", "ls -1 /proc/$$/fd; echo end-of-list"])
+        try shell.expect("end-of-list")
+        let listed = shell.text(normalizingLineEndings: true).split(separator: "\n").compactMap { Int32($0) }
+        #expect(listed.contains(0) && listed.contains(2), "\(listed)")
+        #expect(!listed.contains(leaked), "descriptor \(leaked) was inherited: \(listed)")
+    }
+
     /// Too few descriptors to duplicate the terminal for libedit: said with the system's reason, exit 66.
     @Test func withNoDescriptorLeftSignupSaysSo() throws {
         let scratch = try ScratchFolder()
