@@ -127,6 +127,11 @@ import os, pty, select, signal, sys, time
 def session(client, keys, status):
     pid, fd = pty.fork()
     if pid == 0:
+        # As sshd starts a session: every signal at its default. A test run started in the
+        # background (`scripts/test &`, nohup) would pass on SIGINT and SIGHUP ignored, and
+        # signup keeps a signal its parent ignores ignored (docs/usage.md).
+        for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL)
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "dumb", "HOME": "/nonexistent",
                "SSH_CONNECTION": client + " 50022 192.0.2.1 22"}
         os.execve(sys.argv[1], [sys.argv[1], "--public", "--db", sys.argv[2]], env)
