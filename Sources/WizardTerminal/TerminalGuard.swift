@@ -137,8 +137,9 @@ public enum TerminalGuard {
     /// For a record of why the wait ended (a program's audit log). `ending` is called with the
     /// signal's number inside the signal handler, after the terminal is restored and before the
     /// goodbye is written; the process was waiting for input and holds none of its own locks,
-    /// and a second alarm already armed exits with the deadline's status 2 s later wherever
-    /// `ending` blocks. Keep it to writing text prepared before the wait.
+    /// and a second alarm already armed ends the process 2 s later wherever `ending` blocks: by
+    /// the hang-up or termination that was ending it, or with the deadline's status when the
+    /// deadline was it. Keep it to writing text prepared before the wait.
     public static func setDeadlineEnding(_ ending: (@convention(c) (Int32) -> Void)?) {
         GuardState.deadlineEnding.store(ending.map { UInt(bitPattern: unsafeBitCast($0, to: Int.self)) } ?? 0, ordering: .sequentiallyConsistent)
     }
@@ -247,6 +248,9 @@ enum GuardState {
     static let holding = Atomic<Bool>(false)
     /// The exit status a SIGALRM ends the process with once a deadline is armed; 0: none (it dies by the signal).
     static let deadlineStatus = Atomic<Int32>(0)
+    /// The signal ending the process while its grace alarm runs (``dieBySignal``): it, not the
+    /// deadline's status, is what the process ends by when the grace runs out.
+    static let dyingSignal = Atomic<Int32>(0)
     /// ``TerminalGuard/setDeadlineEnding(_:)``'s function as its address; 0: none.
     static let deadlineEnding = Atomic<UInt>(0)
     static let heldSignal = Atomic<Int32>(0)
@@ -367,6 +371,7 @@ private func dieBySignal(_ sig: Int32) {
         // so two seconds from now a second SIGALRM exits with the deadline's status wherever the
         // process is blocked. An exit, not death by the signal: a shell around the forced command
         // would report "Alarm clock" to the same stopped terminal and block there in turn.
+        GuardState.dyingSignal.store(sig, ordering: .sequentiallyConsistent)
         SignalSafe.setHandler(SIGALRM, onDeadlineGrace, flags: 0)
         SignalSafe.unblock(SIGALRM)
         Sys.setAlarm(seconds: 2)
@@ -391,8 +396,16 @@ private func dieBySignal(_ sig: Int32) {
 // The handlers below call only tcgetattr, tcsetattr, sigaction, pthread_sigmask, raise and write, and the
 // deadline's ending function when one is set (under its grace alarm).
 
-/// The deadline's goodbye did not get through in time: exit with its status at once.
+/// The deadline's goodbye, or the ending's record, did not get through in time: end at once,
+/// by the hang-up or termination that was ending the process (what its parent must see: a
+/// dropped session is not a time limit), or with the deadline's status when the deadline was it.
 private func onDeadlineGrace(_ sig: Int32) {
+    let dying = GuardState.dyingSignal.load(ordering: .sequentiallyConsistent)
+    if dying != 0 && dying != SIGALRM {
+        SignalSafe.setHandler(dying, nil, flags: 0)
+        SignalSafe.raiseSignal(dying)
+        SignalSafe.unblock(dying)  // blocked while its own handler runs: delivered here, and fatal
+    }
     SignalSafe.exitNow(GuardState.deadlineStatus.load(ordering: .sequentiallyConsistent))
 }
 

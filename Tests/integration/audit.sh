@@ -290,4 +290,37 @@ answers quiet2@example.com "$password" | public 203.0.113.99 0 "${pub[@]}" --qui
 [ "$(cat "$tmp/err")" = "An administrator must enable the account before you can sign in." ] || fail "a socket nobody reads changed the output: $(cat "$tmp/err")"
 [ "$failures" -ne "$failures_before" ] || echo "audit: with no /dev/log, and with a socket nobody reads, signup works and says nothing more"
 
+# A logger that stopped reading (its queue full): a public session at a terminal that hangs up
+# still ends by SIGHUP, its line given up 2 s later; it exited 75, the time limits' status.
+python3 - "$SIGNUP_BIN" "$db" <<'PY' || fail "a hang-up with a stuck logger did not end by SIGHUP"
+import os, pty, select, signal, socket, sys, time
+if os.path.exists("/dev/log"): os.unlink("/dev/log")
+logger = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); logger.bind("/dev/log")
+filler = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); filler.setblocking(False)
+try:
+    while True: filler.sendto(b"x" * 256, "/dev/log")
+except BlockingIOError: pass
+pid, fd = pty.fork()
+if pid == 0:
+    for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "dumb", "HOME": "/nonexistent",
+           "SIGNUP_CONFIG": "/dev/null", "SSH_CONNECTION": "198.51.100.34 50022 192.0.2.1 22"}
+    os.execve(sys.argv[1], [sys.argv[1], "--public", "--no-prove-address", "--db", sys.argv[2]], env)
+seen, deadline = b"", time.time() + 90
+while b"Email: " not in seen and time.time() < deadline:
+    if select.select([fd], [], [], 0.2)[0]:
+        try: seen += os.read(fd, 4096)
+        except OSError: break
+time.sleep(0.3)
+os.close(fd)  # the terminal goes away: SIGHUP
+started = time.time()
+_, code = os.waitpid(pid, 0)
+got, took = os.waitstatus_to_exitcode(code), time.time() - started
+if got != -signal.SIGHUP or took > 10:
+    print(f"audit: with a logger that stopped reading, a hang-up ended with {got} after {took:.1f} s, not by SIGHUP"); sys.exit(1)
+print(f"audit: with a logger that stopped reading, a hang-up still ends by SIGHUP ({took:.1f} s)")
+PY
+rm -f /dev/log
+
 [ "$failures" -eq 0 ]
