@@ -70,8 +70,9 @@ struct ImportSummary {
     /// The one line on standard error for every row already there, when there is one.
     func showAlreadyThere() {
         guard alreadyThere.count > 0 else { return }
-        let text = Translation.english("Already there, not changed: {count} (lines {lines})",
-                                       ["count": "\(alreadyThere.count)", "lines": alreadyThere.text])
+        let text = alreadyThere.count == 1
+            ? Translation.english("Already there, not changed: 1 (line {line})", ["line": alreadyThere.text])
+            : Translation.english("Already there, not changed: {count} (lines {lines})", ["count": "\(alreadyThere.count)", "lines": alreadyThere.text])
         IO.write(Translation.signup(text) + "\n", to: 2)
     }
 

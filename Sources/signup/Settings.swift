@@ -237,28 +237,23 @@ struct Settings {
 
     /// The policy: `--policy` or `--policy-file`, else a file's `policy` or `policy-file` (the
     /// higher file's), else standard; its Argon2 costs replaced, key by key, by the files' `argon2.*`.
+    /// A file's `policy-file` is read even when the command line chooses another: a value a
+    /// higher level overrides is checked too (signup.conf(5)).
     func policy(named name: String?, file option: String?) throws -> (policy: PasswordPolicy, choice: Setting<String>, isFile: Bool) {
         var choice: Setting<String>
         var policy: PasswordPolicy
         var isFile = false
         if name != nil || option != nil {
+            _ = try configuredPolicyFile()
             policy = try PolicyLoader.policy(named: name ?? CreateRun.standardPolicy, file: option)
             isFile = option != nil
             choice = Setting(value: option.map { VisibleText.of($0) } ?? name!, origin: .commandLine(option: option != nil ? "--policy-file" : "--policy"))
         } else if let (file, text, line) = lookup("policy-file") ?? lookup("policy") {
             let origin = SettingOrigin.file(path: file.visiblePath, line: line)
-            if file["policy-file"]?.line == line {
-                var path = Array(text.utf8)
-                if path.first != UInt8(ascii: "/") { path = file.folder + path }
-                do throws(UsageError) {
-                    policy = try PolicyLoader.load(path: path, option: "policy-file")
-                } catch {
-                    // The loader's message names the key itself ("the policy-file file cannot be used: …").
-                    throw ConfigError(Translation.english("{file}, line {line}: {reason}",
-                                                          ["file": file.visiblePath, "line": "\(line)", "reason": error.text]))
-                }
+            if file["policy-file"]?.line == line, let configured = try configuredPolicyFile() {
+                policy = configured.policy
                 isFile = true
-                choice = Setting(value: VisibleText.of(String(decoding: path, as: UTF8.self)), origin: origin)
+                choice = Setting(value: configured.path, origin: origin)
             } else {
                 policy = PasswordPolicy.builtIn[text] ?? .standard
                 choice = Setting(value: text, origin: origin)
@@ -269,6 +264,22 @@ struct Settings {
         }
         policy.argon2 = costs(over: policy.argon2).value
         return (policy, choice, isFile)
+    }
+
+    /// The policy in the file the highest file's `policy-file` names (relative to that file's
+    /// folder), with its path made visible; nil when no file sets one. A file that cannot be used
+    /// is a ``ConfigError`` naming the configuration file, its line and the key.
+    private func configuredPolicyFile() throws(ConfigError) -> (policy: PasswordPolicy, path: String)? {
+        guard let (file, text, line) = lookup("policy-file") else { return nil }
+        var path = Array(text.utf8)
+        if path.first != UInt8(ascii: "/") { path = file.folder + path }
+        do throws(UsageError) {
+            return (try PolicyLoader.load(path: path, option: "policy-file"), VisibleText.of(String(decoding: path, as: UTF8.self)))
+        } catch {
+            // The loader's message names the key itself ("the policy-file file cannot be used: …").
+            throw ConfigError(Translation.english("{file}, line {line}: {reason}",
+                                                  ["file": file.visiblePath, "line": "\(line)", "reason": error.text]))
+        }
     }
 
     /// The Argon2 costs: each `argon2.*` a file sets, else the policy's own.

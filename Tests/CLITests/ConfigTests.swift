@@ -183,7 +183,8 @@ import Testing
         let box = Sandbox()
         let policyFile = box.file("p.json", Data(policy.utf8))
         let file = Self.userFile(box, "policy-file = \(policyFile)\n")
-        for arguments in [["--email", "a@example.com"], ["config"]] {
+        // Also when the command line chooses another policy: a value a higher level overrides is checked too.
+        for arguments in [["--email", "a@example.com"], ["config"], ["--email", "a@example.com", "--policy", "strict"], ["config", "--policy", "nist"]] {
             let run = box.run(arguments, input: Data((goodPassword + "\n" + goodPassword + "\n").utf8), environment: Self.reading(box))
             #expect(run.status == 64, "\(arguments): \(run.stderr)")
             #expect(run.stderr.hasPrefix("error: \(file), line 1: \(message)") && !run.stderr.contains("--policy-file"), "\(arguments): \(run.stderr)")

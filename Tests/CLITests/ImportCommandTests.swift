@@ -158,6 +158,14 @@ import Testing
         #expect(box.accounts().compactMap { $0["email"] as? String } == ["a@example.com", "b@example.com"])
     }
 
+    @Test func oneRowAlreadyThereIsNamedByItsLine() {
+        let box = Sandbox()
+        let file = box.file("x.csv", Data("email,password\na@example.com,Harbor-Tulip-Kite-93\n".utf8))
+        #expect(box.run(["import", file, "--db", box.db], secrets: ["Harbor-Tulip-Kite-93"]).status == 0)
+        let again = box.run(["import", file, "--db", box.db], secrets: ["Harbor-Tulip-Kite-93"])
+        #expect(again.stderr.contains("Already there, not changed: 1 (line 2)\n"), "\(again.stderr)")
+    }
+
     @Test func aJSONKeyGivenTwiceIsRefusedAndABadEscapeOrNumberIsMalformed() {
         let box = Sandbox()
         let jsonLines = #"""
