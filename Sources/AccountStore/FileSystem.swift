@@ -209,6 +209,11 @@ package enum FileSystem {
         return lstatBytes(file, &info) == 0 && accessBytes(file, R_OK) != 0 && errno == EACCES
     }
 
+    /// Whether this process may write the file at `file` but not the folder it is in.
+    static func onlyItsFolderIsReadOnly(_ file: [UInt8]) -> Bool {
+        file.withCString { access($0, W_OK) } == 0 && parent(of: file).withCString { access($0, W_OK) } != 0
+    }
+
     static func isWritable(_ file: [UInt8]) -> Bool {
         file.withCString { access($0, W_OK) } == 0 && parent(of: file).withCString { access($0, W_OK) } == 0
     }

@@ -48,6 +48,8 @@ extension StoreError {
                 + "opened, and signup never follows one there; nothing was written")
         }
         switch error.code {
+        case SQLITE_READONLY where FileSystem.onlyItsFolderIsReadOnly(path.bytes):
+            return .unavailable(reason: "the database \(path) is in a folder that cannot be written: SQLite keeps its -wal and -shm files beside it")
         case SQLITE_READONLY:
             return .unavailable(reason: "the database \(path) is read-only")
         case SQLITE_BUSY, SQLITE_LOCKED, SQLITE_PROTOCOL:

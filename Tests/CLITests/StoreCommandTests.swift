@@ -356,13 +356,13 @@ import Testing
     }
 }
 
-/// A database its user may not read (mode 0200 or 0000, as a mistaken chmod leaves it) was
-/// called read-only, or "cannot open" without a reason: now it says the user may not read it.
-@Suite struct UnreadableDatabaseTests {
-    @Test(.enabled(if: getuid() == 0, "needs root to run signup as another user"))
-    func aDatabaseItsUserMayNotReadIsSaidSoNotReadOnly() throws {
-        let box = Sandbox()
-        // nobody's own folder, and a copy of the binary it can run (the build folder may be root's alone).
+/// What a database its user cannot use says, run as nobody on nobody's own file: a file it may not
+/// read (mode 0200 or 0000, as a mistaken chmod leaves it) was called read-only, or "cannot
+/// open" without a reason; a file it may write in a folder it may not was called read-only.
+@Suite struct UnusableDatabaseTests {
+    /// nobody's own folder with a database holding alice, a copy of the binary nobody can run (the
+    /// build folder may be root's alone), and the shell that runs it as nobody.
+    static func nobodysDatabase(in box: Sandbox) throws -> (folder: String, db: String, asNobody: String) {
         let folder = box.folder.path + "/nobody"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         #expect(chown(folder, 65534, 65534) == 0 && chmod(folder, 0o700) == 0)
@@ -372,15 +372,41 @@ import Testing
         let db = folder + "/accounts.sqlite"
         let created = box.run(["--db", db], input: lines(answers), via: asNobody)
         #expect(created.status == 0, "\(created.stderr)")
+        return (folder, db, asNobody)
+    }
+
+    static func commands(_ db: String) -> [[String]] {
+        [["list", "--db", db], ["verify", "alice@example.com", "--db", db], ["--db", db, "--email", "bob@example.com"]]
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to run signup as another user"))
+    func aDatabaseItsUserMayNotReadIsSaidSoNotReadOnly() throws {
+        let box = Sandbox()
+        let (_, db, asNobody) = try Self.nobodysDatabase(in: box)
         for mode: mode_t in [0o200, 0o000] {
             #expect(chmod(db, mode) == 0)
-            for arguments in [["list", "--db", db], ["verify", "alice@example.com", "--db", db], ["--db", db, "--email", "bob@example.com"]] {
+            for arguments in Self.commands(db) {
                 let run = box.run(arguments, input: lines(goodPassword + "\n" + goodPassword + "\n"), via: asNobody)
                 #expect(run.status == 74, "\(arguments): \(run.stderr)")
                 #expect(run.stderr.contains("no permission to read the database") && !run.stderr.contains("read-only"),
                         "mode \(String(mode, radix: 8)), \(arguments): \(run.stderr)")
             }
         }
+    }
+
+    /// SQLite makes its -wal and -shm files beside the database: a writable file in a folder
+    /// that is not can be read, and a write says where the problem is.
+    @Test(.enabled(if: getuid() == 0, "needs root to run signup as another user"))
+    func aWritableDatabaseInAFolderItsUserCannotWriteNamesTheFolder() throws {
+        let box = Sandbox()
+        let (folder, db, asNobody) = try Self.nobodysDatabase(in: box)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) }
+        #expect(chmod(folder, 0o500) == 0)
+        let listed = box.run(["list", "--db", db], via: asNobody)
+        #expect(listed.status == 0 && listed.stdout.contains("alice@example.com"), "\(listed.stderr)")
+        let refused = box.run(["--db", db, "--email", "bob@example.com"], input: lines(goodPassword + "\n" + goodPassword + "\n"), via: asNobody)
+        #expect(refused.status == 74)
+        #expect(refused.stderr.contains("is in a folder that cannot be written"), "\(refused.stderr)")
     }
 }
 
