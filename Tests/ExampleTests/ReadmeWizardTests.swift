@@ -92,6 +92,8 @@ func signUp(_ options: RunnerOptions, taken: Set<String> = ["admin"]) throws(Ter
         let lock = open("/tmp/signup-tests-signal-state.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         if lock >= 0 { _ = flock(lock, LOCK_EX) }
         defer { if lock >= 0 { close(lock) } }
+        // SIGPIPE ignored first, so the guard leaves it alone (SignalStateLock.swift says why).
+        signal(SIGPIPE, SIG_IGN)
         let outcome = try signUp(options)
         close(output[1])
         var bytes: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 4096)

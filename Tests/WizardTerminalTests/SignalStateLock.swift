@@ -13,6 +13,7 @@ struct SignalStateLock: SuiteTrait, TestTrait, TestScoping {
         let fd = open("/tmp/signup-tests-signal-state.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         defer { if fd >= 0 { close(fd) } }
         if fd >= 0 { _ = flock(fd, LOCK_EX) }
+        ignoreBrokenPipesBeforeTheGuard()
         try await function()
     }
 }
@@ -20,4 +21,13 @@ struct SignalStateLock: SuiteTrait, TestTrait, TestScoping {
 extension Trait where Self == SignalStateLock {
     /// One at a time with every other test that changes the process's signal state.
     static var signalStateLock: Self { SignalStateLock() }
+}
+
+/// The guard takes every signal whose default action ends the process, SIGPIPE too, unless the
+/// process already ignores it. Installed in the test process, it made a broken pipe written by
+/// another target's test meanwhile (a child that exited before reading all its input) end the
+/// whole test process by SIGPIPE. The test process ignores SIGPIPE first, as its other targets
+/// do (CLITests' `ignoreBrokenPipes`), so the guard leaves it alone.
+func ignoreBrokenPipesBeforeTheGuard() {
+    signal(SIGPIPE, SIG_IGN)
 }
