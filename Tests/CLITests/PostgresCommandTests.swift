@@ -59,6 +59,7 @@ func tool(_ arguments: [String], environment extra: [String: String] = [:], inpu
     process.standardInput = input == nil ? FileHandle.nullDevice : stdin
     process.standardOutput = stdout
     process.standardError = stderr
+    ignoreBrokenPipes()
     try! process.run()
     if let input { try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8)); try? stdin.fileHandleForWriting.close() }
     let errors = AsyncData(stderr.fileHandleForReading)
