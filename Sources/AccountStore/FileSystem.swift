@@ -199,10 +199,6 @@ package enum FileSystem {
 
     // MARK: - Questions
 
-    /// Whether this process may write `file` and create files beside it (what SQLite's WAL needs).
-    ///
-    /// `access(2)` also answers for root, which permission bits do not stop but an
-    /// immutable file, folder or read-only mount do.
     /// Whether the file at `file` exists and this process may not read it (its mode, an ACL).
     static func isUnreadable(_ file: [UInt8]) -> Bool {
         var info = stat()
@@ -214,6 +210,10 @@ package enum FileSystem {
         file.withCString { access($0, W_OK) } == 0 && parent(of: file).withCString { access($0, W_OK) } != 0
     }
 
+    /// Whether this process may write `file` and create files beside it (what SQLite's WAL needs).
+    ///
+    /// `access(2)` also answers for root, which permission bits do not stop but an
+    /// immutable file, folder or read-only mount do.
     static func isWritable(_ file: [UInt8]) -> Bool {
         file.withCString { access($0, W_OK) } == 0 && parent(of: file).withCString { access($0, W_OK) } == 0
     }

@@ -310,7 +310,6 @@ final class LineSource {
         }
     }
 
-
     /// Draws the prompt and the line again after a stop: from the start of the row the cursor is on.
     private func redraw() {
         guard let editor else { return }
