@@ -1,25 +1,26 @@
 import SignupCore
 
 extension AccountStore {
-    /// The unique key of an email: trimmed, NFC, full Unicode case folding, NFC again; its
-    /// domain first in its Unicode form under IDNA (UTS #46, nontransitional).
+    /// The unique key of an email: trimmed, NFC, letter case lowered in the local part, the
+    /// domain in its Unicode form under IDNA (UTS #46, nontransitional).
     ///
-    /// Full case folding (Unicode's CaseFolding.txt, statuses C and F) makes one key of
-    /// every spelling a person would call the same address: `ΟΔΥΣΣΕΑΣ`, `οδυσσεας` and
-    /// `οδυσσεασ` (final sigma); `STRASSE`, `straße` and `STRAẞE`; `ÄLICE` and NFD `älice`.
-    /// Swift's `lowercased()` alone keeps `ς` and `ß`. Dotless `ı` keeps its own key (its
-    /// folding to `i` is Turkic only).
+    /// Two addresses share a key only when mail to one reaches the other's reader. Only two
+    /// differences are of that kind: letter case (`ÄLICE`, `älice` and NFD `älice`; `ΣΟΦΙΑ` and
+    /// `σοφια`; `STRAẞE` and `straße`) and a domain's Unicode and ASCII forms (`a@bücher.de`,
+    /// `a@BÜCHER.de` and `a@xn--bcher-kva.de` are all `a@bücher.de`). No fold that changes which
+    /// mailbox is meant: `straße` and `strasse`, `οδυσσεας` (final sigma) and `οδυσσεασ`, `İ`
+    /// and `I` are different names, and `straße.de` and `strasse.de` are different domains with
+    /// different owners. Unicode's full case folding joins each of those pairs, so it is not used;
+    /// the local part is lowered letter by letter to case partners only
+    /// (`UnicodeText.lowercasedLetterCase`), and the domain is what IDNA's nontransitional
+    /// processing, which DNS resolvers use, makes of it (it keeps `ß` and `ς`).
     ///
-    /// The domain (after the last `@`) is taken to its Unicode form before it is folded, so a
-    /// domain and its punycode are one key: `a@bücher.de`, `a@BÜCHER.de` and
-    /// `a@xn--bcher-kva.de` are all `a@bücher.de`. The key keeps the Unicode form, the one
-    /// existing keys of non-ASCII domains already had. A domain IDNA refuses (the email rule
-    /// refuses it too, so only an older account can hold one) is folded, and keyed as its folded
-    /// form if IDNA allows that, else as it is, as before. The
-    /// local part is never touched by IDNA. Both backends store this key; it is the one
-    /// function that computes it.
+    /// A domain IDNA refuses (the email rule refuses it too, so only an older account can hold
+    /// one) has its letter case lowered, and is keyed as IDNA's form of that if IDNA allows it,
+    /// else as it is. The local part is never touched by IDNA. Both backends store this key; it
+    /// is the one function that computes it.
     ///
-    /// When libidn2 cannot be loaded, a domain that is not plain ASCII is folded only; the stores
+    /// When libidn2 cannot be loaded, a domain that is not plain ASCII is lowered only; the stores
     /// never use such a key: they compute theirs with `checkedKey(forEmail:)`, which refuses.
     public static func key(forEmail email: String) -> String {
         computeKey(email).key
@@ -40,24 +41,24 @@ extension AccountStore {
     /// The key, and why libidn2 could not be asked when it was needed.
     private static func computeKey(_ email: String) -> (key: String, unavailable: String?) {
         let email = normalized(email)
-        guard let at = email.lastIndex(of: "@") else { return (folded(email), nil) }
+        guard let at = email.lastIndex(of: "@") else { return (lowered(email), nil) }
+        let local = lowered(String(email[...at]))
         let domain = String(email[email.index(after: at)...])
-        // A domain IDNA refuses is folded, and IDNA asked again about the folded form: folding
-        // can make a valid one (`xn--VVßz` folds to `xn--vvssz`, which decodes), and a key must
-        // be its own key.
+        // A domain IDNA refuses is lowered, and IDNA asked again about that form, so that a key
+        // is its own key.
         var unavailable: String?
-        for candidate in [domain, folded(domain)] {
+        for candidate in [domain, lowered(domain)] {
             switch IDNA.unicodeForm(ofDomain: candidate) {
-            case .valid(let form) where !form.contains("@"): return (folded(String(email[...at]) + form), nil)
+            case .valid(let form) where !form.contains("@"): return (local + UnicodeText.nfc(form), nil)
             case .valid, .invalid: continue
             case .unavailable(let reason): unavailable = reason
             }
         }
-        return (folded(email), unavailable)
+        return (local + lowered(domain), unavailable)
     }
 
-    private static func folded(_ text: String) -> String {
-        UnicodeText.nfc(UnicodeText.caseFolded(text))
+    private static func lowered(_ text: String) -> String {
+        UnicodeText.nfc(UnicodeText.lowercasedLetterCase(text))
     }
 
     /// The email as stored: trimmed of surrounding white space and line breaks, and in NFC.

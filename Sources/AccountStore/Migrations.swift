@@ -9,10 +9,11 @@ enum Migrations {
     static let accountOrigin = "v4-account-origin"
     static let idnaKeys = "v5-email-key-idna"
     static let mailSent = "v6-mail-sent"
-    static let known: Set<String> = [accountsTable, caseFoldedKeys, accountState, accountOrigin, idnaKeys, mailSent]
-    /// The migrations that recompute every key with ``AccountStore/key(forEmail:)``: until both
+    static let mailboxKeys = "v7-email-key-mailbox"
+    static let known: Set<String> = [accountsTable, caseFoldedKeys, accountState, accountOrigin, idnaKeys, mailSent, mailboxKeys]
+    /// The migrations that recompute every key with ``AccountStore/key(forEmail:)``: until all
     /// have run, the keys on disk may not be today's.
-    static let keyMigrations = [caseFoldedKeys, idnaKeys]
+    static let keyMigrations = [caseFoldedKeys, idnaKeys, mailboxKeys]
     /// What `v3-account-state` adds, in both backends' SQL: an account's state (only `active` signs
     /// in) and when its password last changed (NULL until it does).
     static let accountStateColumns = [
@@ -68,6 +69,11 @@ enum Migrations {
         (mailSent, { db in
             for statement in mailSentTable { try db.execute(statement) }
         }),
+        // Keys before this one folded case fully, which joins different mailboxes: `straße.de`
+        // and `strasse.de` (two domains, two owners) were one key, so were `οδυσσεας` and
+        // `οδυσσεασ`. Every key is computed again with letter case and IDNA only. This splits
+        // keys and never joins two, but a clash still stops it the same way.
+        (mailboxKeys, { db in try recomputeKeys(db) }),
     ]
 
     /// Computes every key again in Swift with ``AccountStore/key(forEmail:)`` and writes those
@@ -170,7 +176,7 @@ enum Migrations {
     enum Contents: Equatable {
         /// No tables, or only the (empty) table of applied migrations: a new database.
         case empty
-        /// Ours; `oldKeys` while `v2-email-key-casefold` or `v5-email-key-idna` is still to run, `states` once
+        /// Ours; `oldKeys` while a key migration (`Migrations.keyMigrations`) is still to run, `states` once
         /// `v3-account-state` has run.
         case signup(oldKeys: Bool, states: Bool)
     }
@@ -251,8 +257,8 @@ enum Migrations {
             }
         }
         guard let clash else { return nil }
-        return .unavailable(reason: "the database\(path.map { " \($0)" } ?? "") cannot be upgraded to its new email keys (case folded, "
-            + "domains in their IDNA Unicode form): accounts \(clash.first.id) (\(VisibleText.of(clash.first.email))) and "
+        return .unavailable(reason: "the database\(path.map { " \($0)" } ?? "") cannot be upgraded to its new email keys (letter case "
+            + "lowered, domains in their IDNA Unicode form): accounts \(clash.first.id) (\(VisibleText.of(clash.first.email))) and "
             + "\(clash.second.id) (\(VisibleText.of(clash.second.email))) would have the same key"
             + (sharing > 1 ? ", and \(sharing - 1) more account\(sharing == 2 ? "" : "s") would share a key with an earlier one" : "")
             + "; nothing was changed. Remove or rename one of each pair with sqlite3 (signup cannot open the database until then), "

@@ -19,14 +19,15 @@ public final class PostgresStore: AccountBackend {
     private let connection: PGConnection
     /// Whether `v3-account-state` has run (a reader of an older database sees every account as active).
     private var hasStates = true
-    /// Whether the keys on disk may be an earlier rule's (`v2-email-key-casefold` or
-    /// `v5-email-key-idna` still to run): a reader, which does not migrate, then compares today's
+    /// Whether the keys on disk may be an earlier rule's (`v2-email-key-casefold`,
+    /// `v5-email-key-idna` or `v7-email-key-mailbox` still to run): a reader, which does not migrate, then compares today's
     /// key of every row.
     private var hasOldKeys = false
 
     /// The migrations this program knows, in order; the SQLite store's names, so both backends agree.
     static let migrationNames = [
         "v1-accounts", "v2-email-key-casefold", Migrations.accountState, Migrations.accountOrigin, Migrations.idnaKeys, Migrations.mailSent,
+        Migrations.mailboxKeys,
     ]
     /// `pg_advisory_xact_lock` key under which migrations run: "signup" in ASCII.
     static let migrationLock = "115471698949488"
@@ -563,7 +564,7 @@ public final class PostgresStore: AccountBackend {
                     password_hash TEXT NOT NULL,
                     created_at TEXT NOT NULL)
                 """)
-        case "v2-email-key-casefold", Migrations.idnaKeys:
+        case "v2-email-key-casefold", Migrations.idnaKeys, Migrations.mailboxKeys:
             try recomputeKeys(migration)
         case Migrations.accountState:
             for statement in Migrations.accountStateColumns { try connection.execute(statement) }
@@ -577,7 +578,8 @@ public final class PostgresStore: AccountBackend {
     }
 
     /// Recomputes every `email_key` with ``AccountStore/key(forEmail:)`` (`v2-email-key-casefold`,
-    /// and `v5-email-key-idna` for domains in their IDNA Unicode form); accounts that would share a
+    /// `v5-email-key-idna` for domains in their IDNA Unicode form, `v7-email-key-mailbox` for
+    /// letter case only); accounts that would share a
     /// key are refused, naming the first two and counting the rest, and nothing changes.
     private func recomputeKeys(_ migration: String) throws(PGFailure) {
         let rows = try connection.execute("SELECT id, email, email_key FROM account ORDER BY id FOR UPDATE", [])

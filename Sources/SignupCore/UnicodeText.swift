@@ -17,14 +17,32 @@ package enum UnicodeText {
         isASCII(text) ? text : map(text, UTF8PROC_STABLE.rawValue | UTF8PROC_COMPOSE.rawValue | UTF8PROC_COMPAT.rawValue)
     }
 
-    /// Unicode full case folding (CaseFolding.txt, statuses C and F), without normalizing:
-    /// `ς` and `Σ` become `σ`, `ß` and `ẞ` become `ss`, `ﬃ` becomes `ffi`; dotless `ı` stays
-    /// (its folding to `i` is Turkic only), Cherokee folds to its uppercase letters.
-    package static func caseFolded(_ text: String) -> String {
-        guard isASCII(text) else { return map(text, UTF8PROC_CASEFOLD.rawValue) }
+    /// Letter case only, one code point for one: each uppercase or titlecase letter becomes its
+    /// simple lowercase partner when the two are a case pair, and nothing else changes.
+    ///
+    /// `Σ` becomes `σ` and `ẞ` becomes `ß`, but `ß` stays `ß` (never `ss`), final `ς` stays `ς`
+    /// (never `σ`), `İ` stays `İ` (its lowercase `i` belongs to `I`), `ϴ` stays `ϴ` (`θ` belongs
+    /// to `Θ`), and lowercase variants (`ſ`, `ϐ`, `µ`) keep their own identity. Unlike Unicode's
+    /// full case folding it never changes a text's length in code points or maps one lowercase
+    /// letter to another, so it never makes two different names one.
+    /// A letter `X` is lowered to `y` only when `y`'s simple uppercase or titlecase is `X`, or
+    /// `y` has no single uppercase of its own (`ß` for `ẞ`).
+    package static func lowercasedLetterCase(_ text: String) -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            scalars.append(("A"..."Z").contains(scalar) ? Unicode.Scalar(UInt8(scalar.value) + 0x20) : scalar)
+            if scalar.value < 0x80 {
+                scalars.append(("A"..."Z").contains(scalar) ? Unicode.Scalar(UInt8(scalar.value) + 0x20) : scalar)
+                continue
+            }
+            let code = utf8proc_int32_t(bitPattern: scalar.value)
+            let lower = utf8proc_tolower(code)
+            guard lower != code, let lowered = Unicode.Scalar(UInt32(bitPattern: lower)) else {
+                scalars.append(scalar)
+                continue
+            }
+            let upper = utf8proc_toupper(lower)
+            let isPair = upper == code || utf8proc_totitle(lower) == code || upper == lower
+            scalars.append(isPair ? lowered : scalar)
         }
         return String(scalars)
     }

@@ -2,17 +2,60 @@ import AccountStore
 import Foundation
 import Testing
 
-/// The unique key folds case fully (SPEC 2), and old keys move to it through a named migration.
+/// The unique key joins two spellings only when mail to one reaches the other's reader (letter
+/// case, a domain's Unicode and ASCII forms), and old keys move to it through a named migration.
 @Suite("Email keys")
 struct EmailKeyTests {
-    @Test("Greek sigma in every form, German sharp s and NFD accents give one key each")
+    @Test("letter case and NFD accents give one key; uppercase sigma lowers to the medial form")
     func oneKeyEach() {
-        let greek = ["ΟΔΥΣΣΕΑΣ@example.gr", "οδυσσεας@example.gr", "οδυσσεασ@example.gr", "ΟδυσσέαΣ@example.gr".replacingOccurrences(of: "έ", with: "ε")]
-        #expect(Set(greek.map(AccountStore.key(forEmail:))).count == 1)
+        #expect(Set(["ΟΔΥΣΣΕΑΣ@example.gr", "οδυσσεασ@example.gr", "ΟδυσσεαΣ@example.gr"].map(AccountStore.key(forEmail:))).count == 1)
         #expect(AccountStore.key(forEmail: "ΟΔΥΣΣΕΑΣ@example.gr") == "οδυσσεασ@example.gr")
-        #expect(Set(["STRASSE@example.de", "straße@example.de", "STRAẞE@example.de"].map(AccountStore.key(forEmail:))).count == 1)
+        #expect(Set(["straße@example.de", "STRAẞE@example.de", "Straße@example.de"].map(AccountStore.key(forEmail:))).count == 1)
+        #expect(Set(["STRASSE@example.de", "strasse@example.de"].map(AccountStore.key(forEmail:))).count == 1)
         #expect(AccountStore.key(forEmail: "ÄLICE@example.com") == AccountStore.key(forEmail: "a\u{308}lice@example.com"))
         #expect(AccountStore.key(forEmail: "ÄLICE@example.com") == "\u{E4}lice@example.com")
+        #expect(AccountStore.key(forEmail: "ǅemal@example.com") == AccountStore.key(forEmail: "ǆemal@example.com"))
+        #expect(AccountStore.key(forEmail: "ᎠᎡ@example.com") == AccountStore.key(forEmail: "ꭰꭱ@example.com"))
+    }
+
+    /// Pairs of addresses that name different mailboxes: each pair has two keys. Full case folding
+    /// (the rule before `v7-email-key-mailbox`) joined every one of them. SECURITY.md keeps this table.
+    static let differentMailboxes: [(String, String)] = [
+        ("victim@strasse.de", "victim@straße.de"),
+        ("victim@strasse.de", "victim@xn--strae-oqa.de"),
+        ("strasse@example.de", "straße@example.de"),
+        ("STRASSE@example.de", "STRAẞE@example.de"),
+        ("οδυσσεας@example.gr", "οδυσσεασ@example.gr"),
+        ("οδυσσεας@example.gr", "ΟΔΥΣΣΕΑΣ@example.gr"),
+        ("a@οδυσσεας.gr", "a@οδυσσεασ.gr"),
+        ("a@οδυσσεας.gr", "a@ΟΔΥΣΣΕΑΣ.gr"),
+        ("İstanbul@example.com", "istanbul@example.com"),
+        ("İstanbul@example.com", "i\u{307}stanbul@example.com"),
+        ("ſam@example.com", "sam@example.com"),
+        ("µ@example.com", "μ@example.com"),
+        ("ϐeta@example.gr", "βeta@example.gr"),
+        ("ϴeta@example.gr", "θeta@example.gr"),
+        ("ﬃ@example.com", "ffi@example.com"),
+        ("ŉ@example.com", "ʼn@example.com"),
+    ]
+
+    @Test("look-alike addresses of two owners never share a key: sharp s, final sigma, dotted I, variants, ligatures")
+    func differentMailboxesKeepTwoKeys() {
+        for (first, second) in Self.differentMailboxes {
+            #expect(AccountStore.key(forEmail: first) != AccountStore.key(forEmail: second), "\(first) and \(second)")
+        }
+        #expect(AccountStore.key(forEmail: "Victim@Straße.DE") == "victim@straße.de")
+        #expect(AccountStore.key(forEmail: "victim@xn--strae-oqa.de") == "victim@straße.de")
+        #expect(AccountStore.key(forEmail: "a@ΟΔΥΣΣΕΑΣ.gr") == AccountStore.key(forEmail: "a@οδυσσεασ.gr"))
+    }
+
+    @Test("a key is its own key: computing it again changes nothing")
+    func keyIsItsOwnKey() {
+        let emails = Self.differentMailboxes.flatMap { [$0.0, $0.1] } + ["ΟΔΥΣΣΕΑΣ@example.gr", "ǅemal@example.com", "a@xn--VVßz.de", "B@XN--ZZ.de"]
+        for email in emails {
+            let key = AccountStore.key(forEmail: email)
+            #expect(AccountStore.key(forEmail: key) == key, "\(email)")
+        }
     }
 
     @Test("a domain, its uppercase and its punycode are one key, the Unicode form; the local part is not touched by IDNA")
@@ -20,19 +63,18 @@ struct EmailKeyTests {
         let spellings = ["a@bücher.de", "a@BÜCHER.de", "A@xn--bcher-kva.de", "a@XN--BCHER-KVA.DE", " a@bu\u{308}cher.de "]
         #expect(spellings.map(AccountStore.key(forEmail:)) == Array(repeating: "a@bücher.de", count: spellings.count))
         #expect(AccountStore.key(forEmail: "Ölaf@xn--mxafd2bsdao.gr") == AccountStore.key(forEmail: "ölaf@οδυσσεας.gr"))
-        // Folded after IDNA, as every key is: final sigma and sharp s give the keys they always had.
-        #expect(AccountStore.key(forEmail: "a@οδυσσεας.gr") == "a@οδυσσεασ.gr")
-        #expect(AccountStore.key(forEmail: "a@straße.de") == "a@strasse.de")
-        #expect(AccountStore.key(forEmail: "a@xn--strae-oqa.de") == "a@strasse.de")
+        // IDNA's nontransitional form keeps final sigma and sharp s: other domains than σ and ss.
+        #expect(AccountStore.key(forEmail: "a@οδυσσεας.gr") == "a@οδυσσεας.gr")
+        #expect(AccountStore.key(forEmail: "a@straße.de") == "a@straße.de")
+        #expect(AccountStore.key(forEmail: "a@xn--strae-oqa.de") == "a@straße.de")
         // An xn-- local part is letters and hyphens, nothing more.
         #expect(AccountStore.key(forEmail: "XN--BCHER-KVA@example.com") == "xn--bcher-kva@example.com")
-        // A domain IDNA refuses keeps the folded key it always had (only an older account can hold one).
+        // A domain IDNA refuses is keyed lowercased (only an older account can hold one).
         #expect(AccountStore.key(forEmail: "B@XN--ZZ.de") == "b@xn--zz.de")
         #expect(AccountStore.key(forEmail: "a@Ab--CD.com") == "a@ab--cd.com")
-        // A refused domain whose folded form IDNA allows (`xn--vvssz` decodes) is keyed as that form,
-        // so that a key is its own key.
-        let folded = AccountStore.key(forEmail: "a@xn--VVßz.de")
-        #expect(folded == AccountStore.key(forEmail: "a@xn--vvssz.de") && AccountStore.key(forEmail: folded) == folded)
+        // Its sharp s stays: `xn--vvßz` is not `xn--vvssz`.
+        #expect(AccountStore.key(forEmail: "a@xn--VVßz.de") == "a@xn--vvßz.de")
+        #expect(AccountStore.key(forEmail: "a@xn--VVßz.de") != AccountStore.key(forEmail: "a@xn--vvssz.de"))
     }
 
     @Test("v5-email-key-idna re-keys an old punycode account, which a reader already finds by either spelling")
@@ -95,16 +137,29 @@ struct EmailKeyTests {
         }
     }
 
-    @Test("for every code point, the key is NFC(case fold(NFC(text))) as Python's str.casefold computes it")
-    func matchesPythonCaseFold() throws {
+    @Test("for every code point, the key lowers letter case to a case partner only, as Python computes it from Unicode's tables")
+    func matchesPythonLetterCase() throws {
+        // The rule, from Python's own Unicode tables: a character X with a lowercase (uppercase and
+        // titlecase letters, Roman numerals, circled letters) becomes y, its lowercase, when y is one code point whose uppercase or titlecase is X, or which has
+        // no single uppercase of its own; nothing else changes.
         let script = """
             import sys, unicodedata
+            def one(s): return s if len(s) == 1 else None
             out = []
             for cp in range(0x80, 0x110000):
                 if 0xD800 <= cp <= 0xDFFF: continue
-                if unicodedata.category(chr(cp)) == "Cn": out.append("%x unassigned" % cp); continue
-                text = "a" + chr(cp) + "@x"
-                key = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
+                c = chr(cp)
+                if unicodedata.category(c) == "Cn": out.append("%x unassigned" % cp); continue
+                k = ""
+                for ch in unicodedata.normalize("NFC", c):
+                    y = one(ch.lower())
+                    if y is not None and y != ch:
+                        up = one(y.upper())
+                        if up == ch or one(y.title()) == ch or up is None or up == y:
+                            ch = y
+                    k += ch
+                text = "a" + c + "@x"
+                key = unicodedata.normalize("NFC", "a" + k + "@x")
                 if key != text: out.append("%x %s" % (cp, key.encode("utf-8").hex()))
             print("\\n".join(out))
             """
@@ -130,7 +185,7 @@ struct EmailKeyTests {
         #expect(mismatches.isEmpty, "Python \(python): \(mismatches.prefix(20))")
     }
 
-    @Test("an old database's keys move to case folding through v2-email-key-casefold, keeping every account")
+    @Test("an old database's keys move to today's through v2-email-key-casefold and v7-email-key-mailbox, keeping every account")
     func migrationRewritesKeys() throws {
         try withTemporaryFolder { folder throws in
             let path = folder.file("accounts.sqlite")
@@ -141,18 +196,24 @@ struct EmailKeyTests {
                 """)
             // A reader does not migrate, yet finds accounts under today's key.
             let reader = try #require(try AccountStore.openExisting(path: path))
-            #expect(try reader.passwordHash(forEmail: "STRASSE@example.de") == "h1")
-            #expect(try reader.passwordHash(forEmail: "οδυσσεας@example.gr") == "h2")
+            #expect(try reader.passwordHash(forEmail: "STRAẞE@example.de") == "h1")
+            #expect(try reader.passwordHash(forEmail: "STRASSE@example.de") == nil)
+            #expect(try reader.passwordHash(forEmail: "οδυσσεασ@example.gr") == "h2")
+            #expect(try reader.passwordHash(forEmail: "οδυσσεας@example.gr") == nil)
             #expect(try sqliteRows(path, "SELECT identifier FROM grdb_migrations") == ["v1-accounts"])
 
             let store = try AccountStore(path: path)
             #expect(try sqliteRows(path, "SELECT identifier FROM grdb_migrations ORDER BY identifier")
-                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin", "v5-email-key-idna", "v6-mail-sent"])
+                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin", "v5-email-key-idna", "v6-mail-sent",
+                    "v7-email-key-mailbox"])
             #expect(try sqliteRows(path, "SELECT id, email_key FROM account ORDER BY id")
-                == ["1|strasse@example.de", "2|οδυσσεασ@example.gr", "3|bob@example.com"])
-            #expect(throws: StoreError.emailTaken) { try store.create(email: "οδυσσεας@example.gr", passwordHash: fakeHash) }
+                == ["1|straße@example.de", "2|οδυσσεασ@example.gr", "3|bob@example.com"])
+            #expect(throws: StoreError.emailTaken) { try store.create(email: "ΟΔΥΣΣΕΑΣ@example.gr", passwordHash: fakeHash) }
             #expect(throws: StoreError.emailTaken) { try store.create(email: "STRAẞE@example.de", passwordHash: fakeHash) }
-            #expect(try store.accounts().count == 3)
+            // Other mailboxes: their own accounts.
+            _ = try store.create(email: "οδυσσεας@example.gr", passwordHash: fakeHash)
+            _ = try store.create(email: "STRASSE@example.de", passwordHash: fakeHash)
+            #expect(try store.accounts().count == 5)
         }
     }
 
@@ -161,14 +222,14 @@ struct EmailKeyTests {
         try withTemporaryFolder { folder throws in
             let path = folder.file("accounts.sqlite")
             try makeVersion1Database(path, rows: """
-                    ('ΟΔΥΣΣΕΑΣ@example.gr', 'οδυσσεασ@example.gr', 'h1', '2026-01-01T00:00:00Z'),
+                    ('ΟΔΥΣΣΕΑΣ@example.gr', 'k1', 'h1', '2026-01-01T00:00:00Z'),
                     ('οδυσσεας' || char(27) || '@example.gr', 'x', 'h0', '2026-01-01T00:00:00Z'),
-                    ('οδυσσεας@example.gr', 'οδυσσεας@example.gr', 'h2', '2026-01-01T00:00:00Z')
+                    ('οδυσσεασ@example.gr', 'k3', 'h2', '2026-01-01T00:00:00Z')
                 """)
             let before = try Fingerprint(path)
             let error = #expect(throws: StoreError.self) { try AccountStore(path: path) }
             let reason = error?.description ?? ""
-            #expect(reason.contains("accounts 1 (ΟΔΥΣΣΕΑΣ@example.gr) and 3 (οδυσσεας@example.gr)"))
+            #expect(reason.contains("accounts 1 (ΟΔΥΣΣΕΑΣ@example.gr) and 3 (οδυσσεασ@example.gr)"))
             #expect(reason.contains("nothing was changed"))
             #expect(try Fingerprint(path) == before)
             #expect(try sqliteRows(path, "SELECT count(*) FROM account") == ["3"])

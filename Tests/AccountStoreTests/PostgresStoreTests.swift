@@ -86,7 +86,7 @@ struct PostgresStoreTests {
             _ = try location.openForWriting()
             let database = try #require(location.databaseName)
             #expect(try TestPostgres.psql("SELECT identifier FROM grdb_migrations ORDER BY identifier", database: database)
-                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin", "v5-email-key-idna", "v6-mail-sent"])
+                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin", "v5-email-key-idna", "v6-mail-sent", "v7-email-key-mailbox"])
             let columns = try TestPostgres.psql("""
                 SELECT column_name, data_type, is_nullable FROM information_schema.columns
                 WHERE table_name = 'account' ORDER BY ordinal_position

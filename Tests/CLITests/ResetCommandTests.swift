@@ -68,6 +68,25 @@ import Testing
         #expect(box.run(["verify", "activ@example.com", "--db", box.db], input: lines(goodPassword + "\n")).status == 0)
     }
 
+    /// `straße.de` and `strasse.de` are two domains with two owners: the owner of one, typing the
+    /// look-alike of an account's address and the code his own mailbox receives, gets no code and
+    /// changes nothing; so for final sigma in the local part.
+    @Test(arguments: [("victim@strasse.de", "victim@straße.de"), ("victim@strasse.de", "Victim@XN--STRAE-OQA.de"),
+                      ("οδυσσεασ@example.gr", "οδυσσεας@example.gr")])
+    func aLookAlikeOfAnotherOwnersAddressTakesNothing(victim: String, twin: String) {
+        let (box, environment) = AddressProofTests.mailBox()
+        #expect(box.run(["--db", box.db], input: lines("\(victim)\n\(goodPassword)\n\(goodPassword)\n")).status == 0)
+        let run = box.run(["reset", "--public", "--db", box.db], environment: environment, secrets: [Self.newPassword],
+                          via: AddressProofTests.feeding(box, before: twin + "\n", code: "123456", after: Self.newPasswords))
+        let mail = AddressProofTests.mail(box)
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(mail.contains("Subject: Password reset on ") && !mail.contains("\n    "), "\(mail)")
+        #expect(!mail.contains("reset code"))
+        #expect(box.run(["verify", victim, "--db", box.db], input: lines(Self.newPassword + "\n"), secrets: [Self.newPassword]).status == 1)
+        #expect(box.run(["verify", victim, "--db", box.db], input: lines(goodPassword + "\n")).status == 0)
+        #expect(box.accounts().count == 1)
+    }
+
     @Test func aDisabledOrPendingAccountCannotBeReset() {
         let (box, environment) = AddressProofTests.mailBox()
         Self.accounts(box, db: box.db)
