@@ -76,13 +76,17 @@ let package = Package(
         .target(name: "PasswordStrength", dependencies: ["SignupCore", "CZxcvbn"]),
         // SQLite through its C API (SQLite.swift) or PostgreSQL through libpq (Libpq.swift), Argon2id hashing.
         .target(name: "AccountStore", dependencies: ["SignupCore", "CArgon2", "CLibpq", "CSQLite"]),
-        .executableTarget(
-            name: "signup",
+        // The command: each command's options and settings, its plans and flows, the live
+        // environment. A library target, so that tests run its flows in their own process.
+        .target(
+            name: "SignupCommand",
             dependencies: [
                 "SignupCore", "WizardTerminal", "PasswordStrength", "AccountStore", "CSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLine"])),
             ]
         ),
+        // The entry point only: one line that runs the command.
+        .executableTarget(name: "signup", dependencies: ["SignupCommand"]),
         // Prints medians for scripts/bench; not a test, and not a product: SwiftPM still builds
         // it by name (`swift build --product signup-bench`) as the root package's executable.
         .executableTarget(name: "signup-bench", dependencies: ["SignupCore", "AccountStore", "PasswordStrength"]),

@@ -41,7 +41,7 @@ static inline const char *signup_catalog_text(const char *domain, const char *ms
 #include <syslog.h>
 
 // syslog(3) is a C variadic function, which Swift cannot call: the audit log's one door
-// (Sources/signup/AuditLog.swift is its only caller).
+// (Sources/SignupCommand/Environment/AuditLog.swift is its only caller).
 
 /// Opens the connection to the system logger on the next line: ident `signup`, the process id in every line.
 static inline void signup_openlog(int facility) { openlog("signup", LOG_PID, facility); }

@@ -3,8 +3,13 @@ import Glibc
 import SignupCore
 import WizardTerminal
 
+/// Runs `signup` with the process's arguments and ends the process: the executable's one line.
+package func runSignup() -> Never {
+    Signup.main()
+    exit(0)
+}
+
 /// `signup`: create an account (the default), list accounts, or verify a password.
-@main
 struct Signup: ParsableCommand {
     // Made on first use, at run time: its texts come from the catalog in the reader's language.
     static let configuration = CommandConfiguration(

@@ -1,0 +1,3 @@
+import SignupCommand
+
+runSignup()
