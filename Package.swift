@@ -104,7 +104,7 @@ let package = Package(
         // The terminal library in this process: real pseudo-terminals, the signal actions it changes.
         .testTarget(name: "WizardTerminalTests", dependencies: ["WizardTerminal", "SignupCore"]),
         // Run the built binary: through pipes (CLITests) and in a pseudo-terminal (TranscriptTests).
-        .testTarget(name: "CLITests", dependencies: ["signup"]),
+        .testTarget(name: "CLITests", dependencies: ["signup", "SignupCommand"]),
         .testTarget(name: "TranscriptTests", dependencies: ["signup", "WizardTesting"], resources: [.copy("Transcripts")]),
         // The example program in a pseudo-terminal and through pipes, and the wizard guide's code.
         // Transcripts: WizardTesting's recorded screens, read from the source folder, not a resource.

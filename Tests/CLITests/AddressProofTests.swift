@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-@testable import signup
+@testable import SignupCommand
 import Testing
 
 /// Proof of the address (`--prove-address`, `--public`): a code mailed through `mail.command` and

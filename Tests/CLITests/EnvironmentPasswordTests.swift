@@ -1,4 +1,4 @@
-@testable import signup
+@testable import SignupCommand
 import Foundation
 import Testing
 

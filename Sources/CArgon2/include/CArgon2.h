@@ -1,4 +1,4 @@
-// libargon2's Argon2id, called only from Sources/AccountStore/PasswordHasher.swift.
+// libargon2's Argon2id, called only from Sources/AccountStore/Hashing/PasswordHasher.swift.
 //
 // libargon2.so.1 is loaded the first time a password is hashed or checked (argon2_loader.c), not
 // at start-up: a run that ends at its first prompt never maps it. argon2.h is included for its

@@ -1,4 +1,4 @@
-// libpq, PostgreSQL's client library. Only Sources/AccountStore/Libpq.swift calls it.
+// libpq, PostgreSQL's client library. Only Sources/AccountStore/PostgreSQL/Libpq.swift calls it.
 //
 // Its functions are declared here as libpq declares them, but defined in libpq_loader.c, which
 // loads libpq.so.5 the first time one of them is called: a run that never names a PostgreSQL

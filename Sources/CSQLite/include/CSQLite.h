@@ -1,4 +1,4 @@
-// SQLite's C API, called only from Sources/AccountStore/SQLite.swift.
+// SQLite's C API, called only from Sources/AccountStore/SQLite/SQLite.swift.
 //
 // libsqlite3.so.0 is loaded the first time the store opens a database (sqlite_loader.c), not
 // at start-up: a run that ends at its first prompt never maps it. Each function below is
