@@ -59,7 +59,7 @@ let package = Package(
         // (UTS #46) for the domains of email addresses, called only from SignupCore/IDNA.swift.
         // Nothing before the first prompt and no all-ASCII address loads it.
         .target(name: "CIdn2"),
-        // prctl and setrlimit for the process's own hardening (SPEC 10).
+        // prctl and setrlimit for the process's own hardening: non-dumpable, no core file.
         .systemLibrary(name: "CSystem"),
 
         // Rules, fields, forms, policies, the wizard state machine: Swift, utf8proc for Unicode and

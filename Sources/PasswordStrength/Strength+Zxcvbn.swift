@@ -7,44 +7,32 @@ import Darwin
 import SignupCore
 
 extension StrengthEstimator {
-    /// The zxcvbn-c estimator of SPEC 4: the bits of `ZxcvbnMatch`, "common" when one dictionary word is the whole password.
+    /// The zxcvbn-c estimator: the bits of `ZxcvbnMatch`, "common" when one dictionary word is the whole password.
     ///
     /// The corresponding C function is `ZxcvbnMatch`. zxcvbn-c works on the password's UTF-8 bytes and stops at
     /// the first NUL byte, so a password holding NUL is estimated on the part before it (the password rules reject
     /// control characters before strength is asked for). User words are matched case-insensitively, with leet.
     ///
     /// libzxcvbn is loaded the first time a password is estimated. A program that cannot load it
-    /// cannot judge any password: the first estimate says so on standard error (`error: libzxcvbn
-    /// cannot be loaded (Debian: libzxcvbn0): …`) and ends the process with status 74, as a store
-    /// that cannot be used does, rather than let a password through unjudged.
+    /// cannot judge any password: every estimate is then 0 bits and common, so the strength rules
+    /// refuse every password rather than let one through unjudged. Nothing is printed and the
+    /// process goes on: ask ``zxcvbnUnavailableReason`` to tell the person why (`signup` says
+    /// `error: libzxcvbn cannot be loaded (Debian: libzxcvbn0): …` and exits 74).
     public static let zxcvbn = StrengthEstimator { password, userWords in
-        ZxcvbnEstimator.requireLibrary()
+        guard ZxcvbnEstimator.isLoaded else { return StrengthEstimate(bits: 0, isCommon: true) }
         return ZxcvbnEstimator.estimate(password, userWords: userWords)
+    }
+
+    /// Why libzxcvbn cannot be loaded, or nil when it can (loading it now, the first time).
+    public static var zxcvbnUnavailableReason: String? {
+        czxcvbn_failure().map { String(cString: $0) }
     }
 }
 
 /// The C side of `StrengthEstimator.zxcvbn`: every call owns its buffers, so calls may run concurrently.
 enum ZxcvbnEstimator {
-    /// Loads libzxcvbn the first time; without it, says why and exits 74 (EX_IOERR, signup's storage failure).
-    ///
-    /// The estimate may be asked in the middle of a masked read (a live strength meter): a terminal
-    /// on standard input, output or error gets its line mode back (echo, line editing,
-    /// signals, CR/LF translation, as `stty sane` sets them) before the message.
-    static func requireLibrary() {
-        guard let failure = czxcvbn_failure() else { return }
-        for fd: Int32 in [0, 1, 2] where isatty(fd) == 1 {
-            var mode = termios()
-            guard tcgetattr(fd, &mode) == 0 else { continue }
-            for flag in [ECHO, ECHOE, ECHOK, ICANON, ISIG, IEXTEN] { mode.c_lflag |= tcflag_t(flag) }
-            mode.c_iflag |= tcflag_t(ICRNL)
-            mode.c_iflag &= ~(tcflag_t(INLCR) | tcflag_t(IGNCR))
-            mode.c_oflag |= tcflag_t(OPOST) | tcflag_t(ONLCR)
-            _ = tcsetattr(fd, TCSANOW, &mode)
-        }
-        let message = "error: \(String(cString: failure))\n"
-        _ = message.withCString { write(2, $0, strlen($0)) }
-        exit(74)
-    }
+    /// Whether libzxcvbn is loaded (loading it the first time).
+    static var isLoaded: Bool { czxcvbn_failure() == nil }
 
     static func estimate(_ password: String, userWords: [String]) -> StrengthEstimate {
         withUserDictionary(userWords) { dictionary in

@@ -70,7 +70,7 @@ struct Signup: ParsableCommand {
         IO.reserveStandardDescriptors()
         // Read once and scrubbed before anything else runs: no other code sees the variable.
         _ = EnvironmentPassword.taken
-        IO.ignoreBrokenPipes()
+        ProcessSignals.ignoreBrokenPipes()
         // The reader's language before anything can be written, on every path: the first
         // lookup applies the message locale, which the system's own texts (`strerror`) follow
         // too. Without it here, a line read without the parser said `No such file or directory`
@@ -79,7 +79,7 @@ struct Signup: ParsableCommand {
         // No command takes more than about 30 words. The parser's time grows with the square of
         // their number (20,000 took 16 s before the first prompt): a size from outside, bounded.
         if CommandLine.arguments.count - 1 > Self.mostArguments {
-            UsageError(.english("too many arguments: no command of signup's takes more than 64")).exit()
+            endForUsage(UsageError(.english("too many arguments: no command of signup's takes more than 64")).text)
         }
         if About.asksForRootHelp(CommandLine.arguments) { exitShowing(About.rootHelp()) }
         // Refuse a password on the command line before the parser can repeat it in an error.
@@ -114,9 +114,10 @@ struct Signup: ParsableCommand {
                 try command.run()
             }
         } catch let error as UsageError {
-            error.exit()
+            endForUsage(error.text)
         } catch let error as ConfigError {
-            error.exit()
+            // Nothing was asked or written.
+            endForUsage(error.text)
         } catch let code as ExitCode {
             // signup's own result (66 at end of input, 65, 1, 130): its message is already
             // written. The parser's `exit(withError:)` builds the whole help text to find that it
@@ -200,6 +201,26 @@ struct Signup: ParsableCommand {
         Self.exit()
     }
 
+    /// Writes `error: MESSAGE` to standard error and exits 64.
+    static func endForUsage(_ message: String) -> Never {
+        IO.write("error: \(message)\n", to: 2)
+        Glibc.exit(ExitStatus.usage)
+    }
+
+    /// Ends the run with `status` once its caller has said why and restored the terminal: a public
+    /// session's limit (75), a code that can no longer match.
+    static func endEarly(_ status: Int32) -> Never {
+        Glibc.exit(status)
+    }
+
+    /// Ends the run when a library it needs now cannot be loaded: the terminal restored (the
+    /// estimate may be asked in the middle of a masked read), `error: REASON`, exit 74.
+    static func endForMissingLibrary(_ reason: String) -> Never {
+        TerminalGuard.restore()
+        IO.write("error: \(reason)\n", to: 2)
+        Glibc.exit(ExitStatus.storage)
+    }
+
     /// `--password`, `--passwd`, `--pass=…`, `-p…` and the like, but not `--password-file` or `--password-fd`.
     static func looksLikePasswordOption(_ argument: String) -> Bool {
         let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
@@ -209,7 +230,7 @@ struct Signup: ParsableCommand {
     }
 }
 
-/// The exit codes of SPEC 7.
+/// The exit codes of every command, as `signup(1)` lists them.
 enum ExitStatus {
     static let created: Int32 = 0
     static let declined: Int32 = 1

@@ -1,4 +1,4 @@
-/// Checks an email address's syntax against SPEC 2's "standard" rule.
+/// Checks an email address's syntax against the "standard" policy's rule.
 ///
 /// The rule: at most 254 UTF-8 bytes; exactly one `@`; a local part of 1–64 bytes made of letters, digits and
 /// `.!#$%&'*+/=?^_{|}~-` and the backtick, with no leading, trailing or double dot; a domain of two or more dot-separated labels
@@ -10,7 +10,7 @@
 /// which keeps scripts such as Devanagari and Thai, whose vowel signs are marks, whole. The check is syntax only:
 /// no normalization, no IDNA mapping, no DNS.
 public enum EmailSyntax {
-    /// The outcome of a syntax check, one per SPEC 2 code (`email.tooLong`, `email.invalid`).
+    /// The outcome of a syntax check, one per code (`email.tooLong`, `email.invalid`).
     public enum Verdict: Sendable, Equatable {
         /// The address follows the syntax.
         case valid
@@ -20,7 +20,7 @@ public enum EmailSyntax {
         case invalid
     }
 
-    /// The longest address SPEC 2 accepts, in UTF-8 bytes.
+    /// The longest address accepted, in UTF-8 bytes (254).
     public static let maximumBytes = 254
     /// The longest local part, in UTF-8 bytes.
     public static let maximumLocalPartBytes = 64

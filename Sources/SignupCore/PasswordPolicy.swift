@@ -106,7 +106,7 @@ public struct PasswordPolicy: Sendable, Equatable {
             case .symbol: rules.append(.containsSymbol())
             }
         }
-        // In every policy, built-in or from a file: SPEC 2's characters that other software would hash differently.
+        // In every policy, built-in or from a file: the characters that other software would hash differently.
         rules += [.noControlCharacters(), .noInvisibleCharacters(), .noCompatibilityCharacters()]
         if rejectsCommon { rules.append(.notCommon(estimator: estimator)) }
         if rejectsEmailLocalPart, let emailField { rules.append(.notContainingEmail(field: emailField)) }

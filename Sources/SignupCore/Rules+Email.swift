@@ -1,7 +1,7 @@
 /// Rules for email addresses.
 extension Rule where Value == String {
     /// Fails with `tooLong` over 254 UTF-8 bytes, else with `invalid` unless the address
-    /// follows SPEC 2's syntax (see ``EmailSyntax``), else with `domainInvalid` when its domain is
+    /// follows the standard syntax (see ``EmailSyntax``), else with `domainInvalid` when its domain is
     /// not one IDNA allows (UTS #46, nontransitional): an `xn--` label that does not decode, a label
     /// over 63 bytes once encoded, a code point UTS #46 disallows.
     ///

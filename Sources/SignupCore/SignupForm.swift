@@ -12,7 +12,7 @@ public enum SignupForm {
     /// Checks of the policy left out of the password's hint (a limit no one reaches by accident).
     static let unhinted: Set<String> = ["tooLong"]
 
-    /// The three fields of SPEC 2 under `policy`, with strength from `estimator`. The password
+    /// The three fields of a sign-up (email, password, confirmation) under `policy`, with strength from `estimator`. The password
     /// field's hint says the policy's requirements before it is first asked.
     public static func make(policy: PasswordPolicy = .standard, strength estimator: StrengthEstimator) -> Form {
         let passwordRules = policy.rules(strength: estimator, emailField: email)

@@ -1,4 +1,4 @@
-/// The five strength levels shown after a password (SPEC 4).
+/// The five strength levels shown after a password.
 public enum StrengthLevel: Int, Sendable, Comparable, CaseIterable, Codable {
     /// Below 28 bits.
     case veryWeak
@@ -56,7 +56,7 @@ public struct StrengthEstimate: Sendable, Equatable {
         self.isCommon = isCommon
     }
 
-    /// The level of SPEC 4 for these bits.
+    /// The level for these bits: below 28, 36, 60 and 128 bits, then 128 and above.
     public var level: StrengthLevel { StrengthLevel(bits: bits) }
 }
 

@@ -70,7 +70,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         + "a program's arguments. Put it in ~/.pgpass or the file PGPASSFILE names, or pass the connection string in SIGNUP_DB."
 
     /// `--db` when given, else `$SIGNUP_DB`, else `$XDG_DATA_HOME/signup/accounts.sqlite`,
-    /// else `$HOME/.local/share/signup/accounts.sqlite` (SPEC 8).
+    /// else `$HOME/.local/share/signup/accounts.sqlite`.
     ///
     /// `variable` returns an environment variable's raw bytes. Empty variables count
     /// as unset, and so do a relative `XDG_DATA_HOME` or `HOME` (the XDG spec says to

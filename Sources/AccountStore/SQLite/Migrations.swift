@@ -181,7 +181,7 @@ enum Migrations {
         case signup(oldKeys: Bool, states: Bool)
     }
 
-    /// Classifies `db` and refuses what must not be used (SPEC 8): another program's
+    /// Classifies `db` and refuses what must not be used: another program's
     /// tables, a migration this program does not know, an account table without its
     /// columns or its unique key, keys that a pending migration would make clash.
     ///

@@ -39,7 +39,7 @@ enum About {
     /// The texts ``english(_:_:translated:)`` has shown without values, by their English text.
     private static let shown = Mutex<[String: String]>([:])
 
-    /// The help of every `--db`: SPEC 8's fallback order, spelled out.
+    /// The help of every `--db`: the order of places it falls back to, spelled out.
     static var databaseHelp: ArgumentHelp {
         .english(
             "The account database (default: $SIGNUP_DB, else signup.conf's database, else $XDG_DATA_HOME/signup/accounts.sqlite, else ~/.local/share/signup/accounts.sqlite).",

@@ -2,7 +2,7 @@ import AccountStore
 import ArgumentParser
 import Glibc
 
-/// `--db` as the bytes the user gave, and the store location it chooses (SPEC 8).
+/// `--db` as the bytes the user gave, and the store location it chooses.
 enum StoreOption {
     /// The location for this run: `--db`, else `SIGNUP_DB`, XDG_DATA_HOME or HOME, all read as raw bytes.
     ///

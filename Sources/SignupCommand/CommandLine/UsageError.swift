@@ -7,7 +7,7 @@ import SignupCore
 ///
 /// It cannot be built from a `String`: only from literals, an errno's text, a policy file's
 /// problem and a store location's, so no argument, option value or path can reach a usage message by
-/// accident (SPEC 10: any of them may be a password typed in the wrong place). The literal is
+/// accident (any of them may be a password typed in the wrong place). The literal is
 /// English, marked for the catalog (`UsageError(.english("…"))`), and shown in the reader's
 /// language: the catalog's text for it, never anything typed.
 struct UsageError: Error {
@@ -54,12 +54,6 @@ struct UsageError: Error {
     var text: String {
         let text = option.map { About.english(message.description, ["option": $0.description]) } ?? About.text(message.description)
         return text + (reason.map { ": " + $0 } ?? "")
-    }
-
-    /// Writes `error: …` to standard error and exits 64.
-    func exit() -> Never {
-        IO.write("error: \(text)\n", to: 2)
-        Glibc.exit(ExitStatus.usage)
     }
 }
 

@@ -234,7 +234,7 @@ struct CreateRun {
         // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
         // the store hold signals back while it writes. A SIGINT while a script's line is awaited
         // or the password hashed still says that nothing was saved (and `cancelled` in JSON).
-        if publicSession != nil { PublicSession.ignoreJobControl() }
+        if publicSession != nil { ProcessSignals.ignoreJobControl() }
         TerminalGuard.install()
         TerminalGuard.prepareInterruptReport(conversation: report.cancellation.conversation, result: report.cancellation.result)
         // Read with the guard in place: a signal while echo is off for a terminal source restores it.
@@ -276,7 +276,7 @@ struct CreateRun {
             throw UsageError(.english("standard input is a folder: give the answers in a file or a pipe"))
         }
 
-        let estimator = StrengthEstimator.zxcvbn
+        let estimator = StrengthEstimator.command
         options.interactive = interactive
         let runner = try TerminalStart.runner(options, json: json, hint: options.translation(Translation.english("Nothing was saved. Run with --no-interactive to answer line by line.")))
         let isSQLite = if case .sqlite = location { true } else { false }

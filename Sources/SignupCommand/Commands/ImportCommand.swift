@@ -212,7 +212,7 @@ struct ImportRun {
     /// failed: the rows read before it are settled.
     mutating func importing(from input: LineInput) -> Int32? {
         var reader = RecordReader(input)
-        let form = SignupForm.make(policy: policy, strength: .zxcvbn)
+        let form = SignupForm.make(policy: policy, strength: .command)
         var batch: [Row] = []
         batch.reserveCapacity(Self.batchSize)
         while report.record({ $0.storageFailure == nil }), let record = reader.next() {

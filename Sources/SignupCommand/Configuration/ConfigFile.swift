@@ -145,9 +145,6 @@ struct ConfigError: Error {
         self.english = english
     }
 
-    /// Writes `error: …` in the reader's language and exits 64: nothing was asked or written.
-    func exit() -> Never {
-        IO.write("error: \(About.text(english))\n", to: 2)
-        Glibc.exit(ExitStatus.usage)
-    }
+    /// The message in the reader's language, without `error: `.
+    var text: String { About.text(english) }
 }

@@ -1,5 +1,6 @@
 import CSystem
 import Glibc
+import WizardTerminal
 
 /// The program's one door to file descriptors: whole writes and line reads, retrying EINTR.
 enum IO {
@@ -158,13 +159,7 @@ enum IO {
     /// output's reader went away, as Unix filters do; returns for any other failure.
     static func endIfReaderWentAway(_ code: Int32?) {
         guard code == EPIPE else { return }
-        signal(SIGPIPE, SIG_DFL)
-        raise(SIGPIPE)
-    }
-
-    /// Ignores SIGPIPE so that a closed output pipe is a failed write, not a killed process.
-    static func ignoreBrokenPipes() {
-        signal(SIGPIPE, SIG_IGN)
+        ProcessSignals.endAsBrokenPipe()
     }
 
     /// The text of errno for messages.

@@ -107,7 +107,7 @@ struct ProofFlow {
         if isPublic, let refusal { AuditLog.refuse(refusal) }
         TerminalGuard.restore()
         IO.write("\n" + Translation.signup(line) + "\n", to: 2)
-        exit(Self.ended)
+        Signup.endEarly(Self.ended)
     }
 
     /// Ends the run for a mail that was not handed over: `detail` only to the audit log.

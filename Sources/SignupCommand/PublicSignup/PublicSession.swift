@@ -43,14 +43,6 @@ final class PublicSession {
         return !address.isEmpty && address.utf8.count <= 64 && allowed ? address : "unknown"
     }
 
-    /// Stops job control for the run: Ctrl-Z (and SIGTSTP from anyone) does nothing. Call before
-    /// `TerminalGuard.install()`, which leaves an ignored SIGTSTP ignored.
-    static func ignoreJobControl() {
-        signal(SIGTSTP, SIG_IGN)
-        signal(SIGTTIN, SIG_IGN)
-        signal(SIGTTOU, SIG_IGN)
-    }
-
     /// Reads one answer through `read`, within the session's limits.
     func read(_ prompt: Prompt, _ read: () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> {
         prompts += 1
@@ -83,6 +75,6 @@ final class PublicSession {
         AuditLog.refuse(refusal)
         TerminalGuard.restore()
         IO.write("\n" + Translation.signup(line) + "\n", to: 2)
-        exit(Self.limitReached)
+        Signup.endEarly(Self.limitReached)
     }
 }

@@ -2,7 +2,7 @@ import CSystem
 import Glibc
 import WizardTerminal
 
-/// `SIGNUP_PASSWORD`, read once at start-up as raw bytes, then scrubbed (SPEC 6 and 10).
+/// `SIGNUP_PASSWORD`, read once at start-up as raw bytes, then scrubbed.
 enum EnvironmentPassword {
     /// The variable's name.
     static let name = "SIGNUP_PASSWORD"

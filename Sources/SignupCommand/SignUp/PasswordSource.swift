@@ -2,7 +2,7 @@ import Glibc
 import SignupCore
 import WizardTerminal
 
-/// Where the password comes from, decided once before the conversation starts (SPEC 6).
+/// Where the password comes from, decided once before the conversation starts.
 enum PasswordSource: Equatable {
     /// No source: the password fields are asked like any other.
     case asked
@@ -72,7 +72,7 @@ enum PasswordSource: Equatable {
             throw refuse(.english("the --password-file FIFO is open for writing in signup itself, so it never ends: open it read-only"),
                          .english("the --password-fd descriptor is a pipe open for writing in signup itself, so it never ends: open it read-only (3<, not 3<>)"))
         }
-        // SPEC 6: a socket that sends nothing is a source that cannot be read, not one to wait for
+        // A socket that sends nothing is a source that cannot be read, not one to wait for
         // for ever (a pipe with a writer is waited for: its writer is a process of this pipeline).
         if kind == S_IFSOCK && !IO.waitForInput(fd, milliseconds: Self.socketPatience) {
             throw refuse(.english("the --password-file socket sent nothing"), .english("the --password-fd socket sent nothing"))

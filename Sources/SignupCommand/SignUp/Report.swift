@@ -2,7 +2,7 @@ import SignupCore
 import WizardTerminal
 
 /// Tells how the wizard ended: the result on standard output, errors on standard error,
-/// and the exit code of SPEC 7.
+/// and the exit code (``ExitStatus``).
 struct Report {
     var json: Bool
     var dryRun: Bool

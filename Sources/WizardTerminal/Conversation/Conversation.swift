@@ -1,7 +1,7 @@
 import Glibc
 import SignupCore
 
-/// How the conversation looks: symbols or ASCII, colour or none (SPEC 1).
+/// How the conversation looks: symbols or ASCII, colour or none.
 public struct WizardStyle: Sendable, Equatable {
     /// Whether `✗`, `✓` may be used; otherwise error lines start with `error: `.
     public var unicode: Bool

@@ -1,6 +1,6 @@
 import SignupCore
 
-/// Answers read line by line from a script (SPEC 6): one line a question.
+/// Answers read line by line from a script: one line a question.
 struct ScriptAnswers {
     let input: LineInput
     let conversation: Conversation

@@ -1,6 +1,6 @@
 import CSystem
 
-/// What a process does to itself before any secret is read (SPEC 10), as `sudo` and `ssh` do.
+/// What a process does to itself before any secret is read, as `sudo` and `ssh` do: non-dumpable, no core file.
 ///
 /// `TerminalRunner.run` applies it before a form with a secret field is asked, and
 /// `TerminalSession.readSecret` before it reads; call it yourself before reading a secret
