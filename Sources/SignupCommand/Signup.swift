@@ -229,22 +229,3 @@ struct Signup: ParsableCommand {
         return !["--password-file", "--password-fd"].contains(name)
     }
 }
-
-/// The exit codes of every command, as `signup(1)` lists them.
-enum ExitStatus {
-    static let created: Int32 = 0
-    static let declined: Int32 = 1
-    static let usage: Int32 = 64
-    static let invalid: Int32 = 65
-    static let incomplete: Int32 = 66
-    /// No account has the email given (EX_NOUSER).
-    static let noAccount: Int32 = 67
-    /// There is no database at the place given (EX_UNAVAILABLE); nothing was created.
-    static let noDatabase: Int32 = 69
-    static let storage: Int32 = 74
-    /// The result could not be written to standard output (EX_IOERR, as for storage).
-    static let unwritable: Int32 = 74
-    static let cancelled: Int32 = 130
-    /// verify: the account is disabled or pending, whether or not the password matched (EX_NOPERM).
-    static let notActive: Int32 = 77
-}

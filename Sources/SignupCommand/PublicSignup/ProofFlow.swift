@@ -13,7 +13,7 @@ import WizardTerminal
 /// conversation is the one of a free address, word for word (SECURITY.md).
 struct ProofFlow {
     /// Exit status when a session ends for its code (wrong 5 times, expired) or a mail that could not be sent.
-    static let ended: Int32 = 75
+    static let ended = ExitStatus.limitReached
 
     let proof = AddressProof()
     let mailer: Mailer

@@ -11,7 +11,7 @@ import WizardTerminal
 /// the account written, so a limit never cuts a write in half.
 final class PublicSession {
     /// Exit status when a limit ends the session (EX_TEMPFAIL: try again later).
-    static let limitReached: Int32 = 75
+    static let limitReached = ExitStatus.limitReached
     /// Answers to one field (a password asked again after its errors counts each time).
     static let attemptsPerField = 5
     /// Prompts of any kind in one session: fields, the review, the edit and discard questions.
