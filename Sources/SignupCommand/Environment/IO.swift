@@ -2,7 +2,9 @@ import CSystem
 import Glibc
 import WizardTerminal
 
-/// The program's one door to file descriptors: whole writes and line reads, retrying EINTR.
+/// The command's standard streams and descriptors: whole writes and line reads, retrying EINTR,
+/// and the failure of standard output remembered for the result. `list` and the mail command
+/// write their own large buffers and pipes directly.
 enum IO {
     /// Why the last write to standard output failed, if one did: the result is then lost.
     nonisolated(unsafe) private(set) static var outputFailure: String?

@@ -1,9 +1,9 @@
 import CLibedit
 import Glibc
 
-// The one door to the C library: every libc call of this module goes through here.
-// Calls made by ordinary code turn -1/errno into `SystemError`; the `SignalSafe`
-// functions at the bottom are the only ones signal handlers may call.
+// The module's system calls that can fail or be interrupted: each turns -1/errno into
+// `SystemError` and retries EINTR in one place. The `SignalSafe` functions at the bottom are the
+// only ones signal handlers may call.
 
 /// A failed system call: the call's name and its errno.
 struct SystemError: Error, Equatable, CustomStringConvertible {
