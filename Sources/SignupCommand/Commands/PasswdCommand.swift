@@ -27,8 +27,8 @@ struct PasswdCommand: ParsableCommand {
     @OptionGroup var passwordOptions: PasswordOptions
 
     func run() throws {
-        var run = passwordOptions.run
-        run.changing = email
-        try run.run()
+        var plan = passwordOptions.plan
+        plan.purpose = .changePassword(email: email)
+        try SignUpFlow(plan: plan).run()
     }
 }

@@ -30,11 +30,11 @@ struct ResetCommand: ParsableCommand {
     var `public` = false
 
     func run() throws {
-        var run = passwordOptions.run
-        run.email = email
-        run.resetting = true
-        run.publicOptions = `public` ? CreateRun.PublicOptions() : nil
-        try run.run()
+        var plan = passwordOptions.plan
+        plan.email = email
+        plan.purpose = .reset
+        if `public` { plan.audience = .stranger(SignUpPlan.PublicOptions()) }
+        try SignUpFlow(plan: plan).run()
     }
 
     /// The words of a reset's conversation.
@@ -60,6 +60,6 @@ struct ResetCommand: ParsableCommand {
     static func reset(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs) -> SubmitResult<CreatedAccount> {
         // Disabled or made pending since its code was mailed: it cannot be reset now.
         guard canReset(submission.email, at: location) else { return .rejected([SignupForm.emailUnknown]) }
-        return CreateRun.changePassword(submission, at: location, costs: costs) { .passwordReset(email: $0) }
+        return SignUpFlow.changePassword(submission, at: location, costs: costs) { .passwordReset(email: $0) }
     }
 }

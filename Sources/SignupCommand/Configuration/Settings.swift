@@ -245,7 +245,7 @@ struct Settings {
         var isFile = false
         if name != nil || option != nil {
             _ = try configuredPolicyFile()
-            policy = try PolicyLoader.policy(named: name ?? CreateRun.standardPolicy, file: option)
+            policy = try PolicyLoader.policy(named: name ?? SignUpPlan.standardPolicy, file: option)
             isFile = option != nil
             choice = Setting(value: option.map { VisibleText.of($0) } ?? name!, origin: .commandLine(option: option != nil ? "--policy-file" : "--policy"))
         } else if let (file, text, line) = lookup("policy-file") ?? lookup("policy") {
@@ -260,7 +260,7 @@ struct Settings {
             }
         } else {
             policy = .standard
-            choice = Setting(value: CreateRun.standardPolicy, origin: .builtIn)
+            choice = Setting(value: SignUpPlan.standardPolicy, origin: .builtIn)
         }
         policy.argon2 = costs(over: policy.argon2).value
         return (policy, choice, isFile)
