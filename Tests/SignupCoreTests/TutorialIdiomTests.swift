@@ -1,0 +1,35 @@
+import SignupCore
+import Testing
+
+/// What a developer porting a SwiftUI sign-up tutorial writes in one line, each as one call of
+/// the library: exact lengths, messages made from a rule's parameter, white space as empty, both
+/// meanings of a character class, a spoken text for an error.
+@Suite struct TutorialIdiomTests {
+    static let code = FieldKey<String>("code")
+    static let tags = FieldKey<[String]>("tags")
+
+    /// A six-digit code: too short and too long give the one message, with the reason `wrongCount`.
+    @Test func anExactLengthIsOneRuleWithOneMessage() {
+        let rule = Rule<String>.count(equalTo: 6)
+        #expect(rule.validate("12345").map(\.message) == ["Use exactly 6 characters"])
+        #expect(rule.validate("1234567").map(\.reason) == ["wrongCount"])
+        #expect(rule.validate("123456").isEmpty)
+        #expect(rule.checks.map(\.label) == ["exactly 6 characters"])
+        let choices = Rule<[String]>.count(equalTo: 2)
+        #expect(choices.validate(["a"]).map(\.message) == ["Choose exactly 2"])
+        var form = Form(fields: [Field(Self.code, label: "Code", rules: [.required(), .count(equalTo: 6)])])
+        form.answer(Self.code, line: "123")
+        #expect(form.errors(for: Self.code).map(\.code) == ["code.wrongCount"])
+    }
+
+    /// `.count(atLeast: 8) { "… \($0) …" }`: the message is made from the rule's own number.
+    @Test func aMessageIsMadeFromTheRulesParameter() {
+        #expect(Rule<String>.count(atLeast: 8) { "At least \($0), please" }.validate("short").map(\.message) == ["At least 8, please"])
+        #expect(Rule<String>.count(atMost: 3) { "No more than \($0)" }.validate("four").map(\.message) == ["No more than 3"])
+        #expect(Rule<String>.count(equalTo: 4) { "PINs have \($0) digits" }.validate("12").map(\.message) == ["PINs have 4 digits"])
+        #expect(Rule<[String]>.count(moreThan: 1) { "More than \($0)" }.validate(["a"]).map(\.message) == ["More than 1"])
+        #expect(Rule<[String]>.count(fewerThan: 2) { "Fewer than \($0)" }.validate(["a", "b"]).map(\.message) == ["Fewer than 2"])
+        #expect(Rule<String>.minLength(10) { "\($0) or more" }.validate("abc").map(\.message) == ["10 or more"])
+        #expect(Rule<String>.maxLength(2) { "\($0) at most" }.validate("abc").map(\.message) == ["2 at most"])
+    }
+}
