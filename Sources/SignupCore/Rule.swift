@@ -124,6 +124,14 @@ func isEmptyValue<Value>(_ value: Value?) -> Bool {
     return (value as? any Collection)?.isEmpty ?? false
 }
 
+/// Whether `value` is a text (or an optional text) of white space alone, at least one character long.
+func isWhiteSpaceOnly<Value>(_ value: Value?) -> Bool {
+    guard let value else { return false }
+    if let optional = value as? any OptionalValue { return isWhiteSpaceOnly(optional.wrappedValue) }
+    guard let text = value as? String else { return false }
+    return !text.isEmpty && text.allSatisfy(\.isWhitespace)
+}
+
 /// A check of one typed value that reports every way it fails, and lists what it checks.
 ///
 /// `Value` is what the field holds once its line is parsed (`String`, `Int`, `Bool`, a choice) or
@@ -131,7 +139,7 @@ func isEmptyValue<Value>(_ value: Value?) -> Bool {
 /// or ``init(checks:referencing:appliesWhenEmpty:check:)``, or a composition of rules.
 ///
 /// **Empty values.** A rule says whether it applies to an empty value (an empty text or
-/// collection, or no value at all): ``appliesWhenEmpty``. Only ``required(message:)`` does by
+/// collection, or no value at all): ``appliesWhenEmpty``. Only ``required(message:allowingWhiteSpace:)`` does by
 /// default, so an empty answer reports only that it is required; `.minLength(8).applyingWhenEmpty()`
 /// also fails on `""`. On a field whose type has no empty value (a number, yes/no), an empty
 /// answer has no value at all: a rule of its own that applies then is passed nothing and passes.
@@ -150,7 +158,7 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
     /// form refuses, at creation, a rule reading a field it does not have.
     public let referencedFields: [String]
     /// Whether the rule checks an empty value (an empty text or collection, or none). False for
-    /// every rule but ``required(message:)`` unless made with ``applyingWhenEmpty(_:)``; a
+    /// every rule but ``required(message:allowingWhiteSpace:)`` unless made with ``applyingWhenEmpty(_:)``; a
     /// composition is true and leaves it to each of its rules.
     public let appliesWhenEmpty: Bool
     /// Its rank in ``byPriority(_:)``: higher first. 0 unless set with ``priority(_:)``.
@@ -220,10 +228,13 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
         }
     }
 
-    /// Fails with `required` when the value is empty (an empty text or collection, or no value).
-    public static func required(message: String = Translation.english("This field is required")) -> Rule {
+    /// Fails with `required` when the value is empty (an empty text or collection, or no value)
+    /// or, unless `allowingWhiteSpace`, a text of white space alone (`"   "`), as FormsKit's
+    /// `isNotEmpty` and Django's fields treat it. The other rules still see such a text: it is not
+    /// empty to them.
+    public static func required(message: String = Translation.english("This field is required"), allowingWhiteSpace: Bool = false) -> Rule {
         Rule(checks: [], referencedFields: [], appliesWhenEmpty: true, reasons: ["required"]) { value, _ in
-            isEmptyValue(value) ? [RuleFailure(reason: "required", message: message)] : []
+            isEmptyValue(value) || (!allowingWhiteSpace && isWhiteSpaceOnly(value)) ? [RuleFailure(reason: "required", message: message)] : []
         }
     }
 

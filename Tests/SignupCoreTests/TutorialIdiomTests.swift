@@ -32,4 +32,17 @@ import Testing
         #expect(Rule<String>.minLength(10) { "\($0) or more" }.validate("abc").map(\.message) == ["10 or more"])
         #expect(Rule<String>.maxLength(2) { "\($0) at most" }.validate("abc").map(\.message) == ["2 at most"])
     }
+
+    /// `.required()` refuses a text of spaces alone, as FormsKit's isNotEmpty and Django do; it can
+    /// be told to accept one.
+    @Test func requiredRefusesWhiteSpaceAlone() {
+        #expect(Rule<String>.required().validate("   ").map(\.reason) == ["required"])
+        #expect(Rule<String>.required().validate("\t\n").map(\.reason) == ["required"])
+        #expect(Rule<String?>.required().validate("  ").map(\.reason) == ["required"])
+        #expect(Rule<String>.required().validate(" a ").isEmpty)
+        #expect(Rule<String>.required(allowingWhiteSpace: true).validate("   ").isEmpty)
+        var profile = Validated("", .required())
+        profile.value = "   "
+        #expect(!profile.isValid)
+    }
 }
