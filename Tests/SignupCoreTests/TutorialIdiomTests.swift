@@ -45,4 +45,17 @@ import Testing
         profile.value = "   "
         #expect(!profile.isValid)
     }
+
+    /// The two meanings of "digit" and "symbol": `Character`'s (the default) and `CharacterSet`'s.
+    @Test func characterClassesSayWhichMeaningTheyUse() {
+        #expect(Rule<String>.containsDigit().validate("half½").isEmpty)
+        #expect(Rule<String>.containsDigit(in: .decimalDigit).validate("half½").map(\.reason) == ["needsDigit"])
+        #expect(Rule<String>.containsDigit(in: .decimalDigit).validate("pass7").isEmpty)
+        #expect(Rule<String>.containsSymbol().validate("a b").map(\.reason) == ["needsSymbol"])
+        #expect(Rule<String>.containsSymbol().validate("a!b").isEmpty)
+        #expect(Rule<String>.containsSymbol(in: .symbol).validate("a!b").map(\.reason) == ["needsSymbol"])
+        #expect(Rule<String>.containsSymbol(in: .symbol).validate("a+b").isEmpty)
+        #expect(Rule<String>.containsSymbol(in: .symbolOrPunctuation).validate("a!b").isEmpty)
+        #expect(Rule<String>.containsSymbol(in: .punctuation).validate("a b").map(\.reason) == ["needsSymbol"])
+    }
 }
