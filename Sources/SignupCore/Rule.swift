@@ -10,13 +10,22 @@ public struct FieldError: Sendable, Equatable, Hashable, Codable {
     public var code: String
     /// The text shown to people.
     public var message: String
+    /// What a screen reader says for the error when it differs from ``message`` (a message with a
+    /// symbol or an abbreviation), set with ``Rule/spoken(_:)``; nil: the message is spoken.
+    public var spokenMessage: String?
 
-    /// An error of field `field` with the stable `code` and a `message` for people.
-    public init(field: String, code: String, message: String) {
+    /// An error of field `field` with the stable `code`, a `message` for people and, when it
+    /// should differ, the text a screen reader speaks.
+    public init(field: String, code: String, message: String, spokenMessage: String? = nil) {
         self.field = field
         self.code = code
         self.message = message
+        self.spokenMessage = spokenMessage
     }
+
+    /// What a screen reader says for the error: a view's accessibility label
+    /// (`Text(error.message).accessibilityLabel(error.accessibilityLabel)`).
+    public var accessibilityLabel: String { spokenMessage ?? message }
 
     /// An error of the field of `key` with the code `name.reason` (`email.taken`): the key's name
     /// cannot be misspelt, as a string's can.
@@ -44,12 +53,18 @@ public struct RuleFailure: Sendable, Equatable {
     public var reason: String
     /// The default text shown to people.
     public var message: String
+    /// What a screen reader says instead of ``message``, or nil to speak the message.
+    public var spokenMessage: String?
 
-    /// A failure with `reason` and a default `message`.
-    public init(reason: String, message: String) {
+    /// A failure with `reason`, a default `message` and, when it should differ, the text a screen reader speaks.
+    public init(reason: String, message: String, spokenMessage: String? = nil) {
         self.reason = reason
         self.message = message
+        self.spokenMessage = spokenMessage
     }
+
+    /// What a screen reader says for the failure: ``spokenMessage``, else the message.
+    public var accessibilityLabel: String { spokenMessage ?? message }
 }
 
 /// One requirement a rule checks, for a checklist or a hint: the reason it fails with and a short label.
@@ -255,8 +270,19 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
         let (body, every) = (self.body, self.every)
         return Rule(
             checks: checks, referencedFields: referencedFields, appliesWhenEmpty: appliesWhenEmpty, priority: priority, reasons: reasons,
-            body: { body($0, $1).map { RuleFailure(reason: $0.reason, message: text) } },
-            every: { every($0, $1).map { RuleFailure(reason: $0.reason, message: text) } }
+            body: { body($0, $1).map { RuleFailure(reason: $0.reason, message: text, spokenMessage: $0.spokenMessage) } },
+            every: { every($0, $1).map { RuleFailure(reason: $0.reason, message: text, spokenMessage: $0.spokenMessage) } }
+        )
+    }
+
+    /// The same rule with `text` as what a screen reader says for each failure it reports, in place
+    /// of its message (``FieldError/accessibilityLabel``): `.containsSymbol().spoken("Add a symbol, such as an exclamation mark")`.
+    public func spoken(_ text: String) -> Rule {
+        let (body, every) = (self.body, self.every)
+        let speak: @Sendable ([RuleFailure]) -> [RuleFailure] = { $0.map { RuleFailure(reason: $0.reason, message: $0.message, spokenMessage: text) } }
+        return Rule(
+            checks: checks, referencedFields: referencedFields, appliesWhenEmpty: appliesWhenEmpty, priority: priority, reasons: reasons,
+            body: { speak(body($0, $1)) }, every: { speak(every($0, $1)) }
         )
     }
 

@@ -58,4 +58,20 @@ import Testing
         #expect(Rule<String>.containsSymbol(in: .symbolOrPunctuation).validate("a!b").isEmpty)
         #expect(Rule<String>.containsSymbol(in: .punctuation).validate("a b").map(\.reason) == ["needsSymbol"])
     }
+
+    /// An error carries what a screen reader says apart from the text shown, through a field.
+    @Test func anErrorHasASpokenTextOfItsOwn() {
+        let rule = Rule<String>.containsSymbol().spoken("Add a symbol, such as an exclamation mark")
+        let failure = rule.validate("abc")
+        #expect(failure.map(\.message) == ["Add a symbol, such as ! or #"])
+        #expect(failure.map(\.accessibilityLabel) == ["Add a symbol, such as an exclamation mark"])
+        var form = Form(fields: [Field(Self.code, label: "Code", rules: [rule])])
+        form.answer(Self.code, line: "abc")
+        let error = form.errors(for: Self.code).first
+        #expect(error?.accessibilityLabel == "Add a symbol, such as an exclamation mark")
+        #expect(error?.message == "Add a symbol, such as ! or #")
+        // Without one, the message is what is spoken.
+        #expect(Rule<String>.minLength(3).validate("a").first?.accessibilityLabel == "Use at least 3 characters")
+        #expect(rule.message("Needs a symbol").validate("abc").first?.spokenMessage == "Add a symbol, such as an exclamation mark")
+    }
 }
