@@ -13,7 +13,7 @@ import Observation
 /// TextField("Email", text: Binding(get: { model[Keys.email].text }, set: { model[Keys.email].text = $0 }))
 /// ForEach(model[Keys.email].visibleErrors, id: \.code) { Text($0.message) }
 /// Button("Create") { Task { await model.submit { form in try await api.create(form) } } }
-///     .disabled(!model.isValid || model.isSubmitting)
+///     .disabled(!model.canSubmit)
 /// ```
 @MainActor
 @Observable
@@ -26,6 +26,10 @@ public final class FormModel<Success: Sendable> {
     public private(set) var isDirty = false
     /// Where the submission is.
     public private(set) var submission: SubmissionState = .initial
+    /// Whether a submit now could pass the gate: every field passes, no submit is under way, and
+    /// the form changed since the last successful submit. What a Save button's `disabled` reads:
+    /// an edit screen that stays open is enabled again by the next change.
+    public private(set) var canSubmit = false
     /// Whether a submit is under way. Stored apart from ``submission`` so that a view reading
     /// only this is not told when the submission moves between states in which it stays false
     /// (an edit after a failed submit).
@@ -231,13 +235,16 @@ public final class FormModel<Success: Sendable> {
         synchronize()
     }
 
-    /// Submits through the gate and runs `body` with the form that passed it. Returns nil when
-    /// the gate refused (a field fails: its errors become visible and, if
-    /// ``focusesFirstInvalidFieldAfterFailedSubmit``, the focus moves there) or a submit is
-    /// already under way. A ``FieldError`` that `body` throws goes back on its field, a
-    /// ``SubmissionFailure`` is the failure as it is, anything else is `unavailable`.
+    /// Submits through the gate and runs `body` with the form that passed it.
+    ///
+    /// Returns nil when the gate refused (a field fails: its errors become
+    /// visible and, if ``focusesFirstInvalidFieldAfterFailedSubmit``, the focus moves there), a
+    /// submit is already under way, or the last submit succeeded and no answer changed since (a
+    /// double click; ``canSubmit`` is false then). A ``FieldError`` that `body` throws goes back
+    /// on its field, a ``SubmissionFailure`` is the failure as it is, anything else is `unavailable`.
     @discardableResult
     public func submit(_ body: (Form) async throws -> Success) async -> Result<Success, SubmissionFailure>? {
+        guard !isSubmitting, submission != .succeeded else { return nil }
         guard let attempt = controller.begin() else {
             synchronize()
             if case .failed = submission, focusesFirstInvalidFieldAfterFailedSubmit { setFocus(controller.fieldToRevisit) }
@@ -269,6 +276,7 @@ public final class FormModel<Success: Sendable> {
         if isDirty != form.isDirty { isDirty = form.isDirty }
         if submission != controller.state { submission = controller.state }
         if isSubmitting != (controller.state == .submitting) { isSubmitting = controller.state == .submitting }
+        if canSubmit != controller.canSubmit { canSubmit = controller.canSubmit }
         if formErrors != form.formErrors { formErrors = form.formErrors }
     }
 }

@@ -75,3 +75,35 @@ import Testing
         #expect(rule.message("Needs a symbol").validate("abc").first?.spokenMessage == "Add a symbol, such as an exclamation mark")
     }
 }
+
+/// The model as an edit screen and a sign-up screen use it: saves again after a change, waits
+/// for a pending availability check before it submits, and lets errors settle while typing.
+@MainActor @Suite struct FormModelSubmitTests {
+    static let email = FieldKey<String>("email")
+    static let name = FieldKey<String>("name")
+
+    static func form() -> Form {
+        Form(fields: [
+            Field(email, label: "Email", rules: [.required(), .email()]),
+            Field(name, label: "Name", rules: [.required(), .minLength(2)]),
+        ])
+    }
+
+    /// An edit screen that stays open saves twice: the second save goes through after a change,
+    /// and the Save button's `canSubmit` says when one can.
+    @Test func anEditScreenSavesAgainAfterAChange() async {
+        let model = FormModel<Int>(form: Self.form(), existing: [.line(Self.email, "ann@example.com"), .line(Self.name, "Ann")])
+        #expect(model.canSubmit)
+        var saved: [String] = []
+        let first = await model.submit { form in saved.append(form.text(Self.name)); return 1 }
+        #expect(first == .success(1))
+        #expect(!model.canSubmit)  // nothing changed: a double click is not a second save
+        #expect(await model.submit { _ in 2 } == nil)
+        model[Self.name].text = "Anna"
+        #expect(model.canSubmit)
+        let second = await model.submit { form in saved.append(form.text(Self.name)); return 3 }
+        #expect(second == .success(3))
+        #expect(saved == ["Ann", "Anna"])
+        #expect(model.success == 3)
+    }
+}
