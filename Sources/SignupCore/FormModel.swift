@@ -237,7 +237,11 @@ public final class FormModel<Success: Sendable> {
 
     /// Submits through the gate and runs `body` with the form that passed it.
     ///
-    /// Returns nil when the gate refused (a field fails: its errors become
+    /// A field's async check (``checking(_:settling:with:)``) still pending or running is run to
+    /// its end first, as a terminal runner checks an answer before its review: an error it finds
+    /// refuses the submit like a rule's.
+    ///
+    /// Returns nil when the gate refused (a field fails, its check included: its errors become
     /// visible and, if ``focusesFirstInvalidFieldAfterFailedSubmit``, the focus moves there), a
     /// submit is already under way, or the last submit succeeded and no answer changed since (a
     /// double click; ``canSubmit`` is false then). A ``FieldError`` that `body` throws goes back
@@ -245,6 +249,10 @@ public final class FormModel<Success: Sendable> {
     @discardableResult
     public func submit(_ body: (Form) async throws -> Success) async -> Result<Success, SubmissionFailure>? {
         guard !isSubmitting, submission != .succeeded else { return nil }
+        for field in fields where field.isChecking {
+            running[field.name]?.cancel()
+            await runCheck(of: field.name, settling: nil)
+        }
         guard let attempt = controller.begin() else {
             synchronize()
             if case .failed = submission, focusesFirstInvalidFieldAfterFailedSubmit { setFocus(controller.fieldToRevisit) }

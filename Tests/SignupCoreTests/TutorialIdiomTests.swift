@@ -106,4 +106,24 @@ import Testing
         #expect(saved == ["Ann", "Anna"])
         #expect(model.success == 3)
     }
+
+    /// A submit while the email's availability check is pending waits for it, and its error
+    /// refuses the submit: it never lands on a form already submitted.
+    @Test func aSubmitWaitsForAPendingCheck() async {
+        let model = FormModel<Int>(form: Self.form())
+        model.checking(Self.email, settling: .seconds(30)) { form in
+            form.text(Self.email) == "taken@example.com" ? [FieldError(Self.email, reason: "taken", message: "Taken")] : []
+        }
+        model[Self.name].text = "Bob"
+        model[Self.email].text = "taken@example.com"
+        #expect(model[Self.email].isChecking)
+        var submitted = false
+        let result = await model.submit { _ in submitted = true; return 1 }
+        #expect(result == nil)
+        #expect(!submitted)
+        #expect(model[Self.email].visibleErrors.map(\.code) == ["email.taken"])
+        #expect(!model[Self.email].isChecking)
+        model[Self.email].text = "free@example.com"
+        #expect(await model.submit { _ in 2 } == .success(2))
+    }
 }
