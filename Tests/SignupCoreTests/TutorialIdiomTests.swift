@@ -126,4 +126,26 @@ import Testing
         model[Self.email].text = "free@example.com"
         #expect(await model.submit { _ in 2 } == .success(2))
     }
+
+    /// With `errorSettling`, an error new to the field shows only once the value stayed that long;
+    /// an error fixed leaves at once, and `validate()` shows everything.
+    @Test func ruleErrorsSettleBeforeTheyShow() async throws {
+        let model = FormModel<Int>(form: Self.form())
+        model.errorSettling = .milliseconds(200)
+        model[Self.email].text = "a"
+        #expect(model[Self.email].visibleErrors.isEmpty)  // typing: not yet
+        #expect(model[Self.email].errors.map(\.code) == ["email.invalid"])
+        var waited = 0
+        while model[Self.email].visibleErrors.isEmpty, waited < 100 {
+            try await Task.sleep(for: .milliseconds(50))
+            waited += 1
+        }
+        #expect(model[Self.email].visibleErrors.map(\.code) == ["email.invalid"])
+        model[Self.email].text = "ann@example.com"
+        #expect(model[Self.email].visibleErrors.isEmpty)  // fixed: gone at once
+        model[Self.name].text = "B"
+        #expect(model[Self.name].visibleErrors.isEmpty)
+        model.validate()
+        #expect(model[Self.name].visibleErrors.map(\.code) == ["name.tooShort"])
+    }
 }
