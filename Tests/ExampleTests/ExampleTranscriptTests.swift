@@ -211,8 +211,10 @@ extension ExampleTerminalTests {
         #expect(!run.stderr.contains("Password requirements"), "a script gets no hint: \(run.stderr)")
     }
 
-    /// A program names a catalog of its own before the libraries' (signup.mo): its texts come from
-    /// its own, the runner's and the rules' from signup's, and its own wins where both have a text.
+    /// A program names a catalog of its own before the libraries' (signup-forms.mo): its texts come
+    /// from its own, the runner's and the rules' from the libraries', and its own wins where both
+    /// have a text. A text of its own that its catalog lacks stays English, even when the signup
+    /// command's catalog has the same English ("Confirm password"): no half-translated form.
     @Test func aCatalogOfTheProgramsOwnComesBeforeTheLibrarys() throws {
         let locale = URL(fileURLWithPath: exampleBinary).deletingLastPathComponent().appendingPathComponent("../share/locale")
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
@@ -245,7 +247,7 @@ extension ExampleTerminalTests {
         }
         let run = try Self.run("ab\nweakpass1\nweakpass2\n7\n", environment: ["LANGUAGE": "de", "LC_ALL": "C.UTF-8"])
         #expect(run.status == 65)
-        for line in ["Benutzername: ab\n", "Kennwort: \n", "Passwort bestätigen: \n", "Alter: 7\n",
+        for line in ["Benutzername: ab\n", "Kennwort: \n", "Confirm password: \n", "Alter: 7\n",
                      "error: username: Verwenden Sie mindestens 3 Zeichen\n",
                      "error: confirm: Die Passwörter stimmen nicht überein\n",
                      "error: age: Geben Sie einen Wert von 13 bis 120 ein\n"] {
