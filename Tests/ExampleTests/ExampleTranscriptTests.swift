@@ -167,12 +167,14 @@ extension ExampleTerminalTests {
 
 /// The example through pipes: a script answers each field once and hears every error at the end.
 @Suite struct ExampleScriptTests {
-    /// Runs the example with `input` on standard input; returns its status, standard output and standard error.
+    /// Runs the example (or another program, `binary`) with `input` on standard input; returns its status, standard output and standard error.
     /// Under `timeout(1)`: a run that never ends fails (status 124) instead of holding the suite.
-    static func run(_ input: String, _ arguments: [String] = [], environment extra: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(
+        _ input: String, _ arguments: [String] = [], environment extra: [String: String] = [:], binary: String = exampleBinary
+    ) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["60", exampleBinary] + arguments
+        process.arguments = ["60", binary] + arguments
         process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SWIFT_BACKTRACE": "enable=no"].merging(extra) { $1 }
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         (process.standardInput, process.standardOutput, process.standardError) = (stdin, stdout, stderr)
