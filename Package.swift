@@ -96,6 +96,8 @@ let package = Package(
             name: "wizard-example", dependencies: ["SignupCore", "WizardTerminal", "PasswordStrength"],
             path: "Examples/WizardExample", exclude: ["README.md"]
         ),
+        // The first program to copy: `import WizardTerminal` alone, a form, one call.
+        .executableTarget(name: "wizard-quickstart", dependencies: ["WizardTerminal"], path: "Examples/QuickStart", exclude: ["README.md"]),
 
         .testTarget(name: "SignupCoreTests", dependencies: ["SignupCore"], resources: [.copy("Resources")]),
         // Resources: database files made by earlier releases, which every later one must open.
@@ -109,7 +111,7 @@ let package = Package(
         // The example program in a pseudo-terminal and through pipes, and the wizard guide's code.
         // Transcripts: WizardTesting's recorded screens, read from the source folder, not a resource.
         .testTarget(
-            name: "ExampleTests", dependencies: ["wizard-example", "SignupCore", "WizardTerminal", "PasswordStrength", "WizardTesting"],
+            name: "ExampleTests", dependencies: ["wizard-example", "wizard-quickstart", "SignupCore", "WizardTerminal", "PasswordStrength", "WizardTesting"],
             exclude: ["Transcripts"]
         ),
     ]

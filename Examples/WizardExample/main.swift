@@ -54,9 +54,10 @@ var taken: Set<String> = ["admin", "root", "taken"]
 var options = RunnerOptions(programName: "wizard-example")
 var lookupDelay = 0  // milliseconds a lookup of the taken names takes: a slow availability service
 // The conversation in the reader's language (LANGUAGE, LC_ALL, LC_MESSAGES, LANG): this program's
-// own catalog first, then the libraries' texts from signup's, both in ../share/locale beside the
-// program (wizard-example.mo, signup.mo); English where neither has a text.
-options.translation = .gettext([MessageCatalog.besideProgram(domain: "wizard-example"), MessageCatalog.signup].compactMap { $0 })
+// own catalog first, then the libraries' own texts, both in ../share/locale beside the program
+// (wizard-example.mo, signup-forms.mo); English where neither has a text. Not signup.mo: it holds
+// the signup command's own words too ("Password"), which would translate this program's.
+options.translation = .gettext([MessageCatalog.besideProgram(domain: "wizard-example"), MessageCatalog.forms].compactMap { $0 })
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {

@@ -1,7 +1,7 @@
 /// An optional answer: an empty line is nil, any other line is read as `Wrapped`.
 ///
 /// `FieldKey<Int?>("age")` is a field that may stay empty: its value is nil until a number is
-/// given, and ``Rule/required(message:)`` makes it one that must not. Rules of the wrapped
+/// given, and ``Rule/required(message:allowingWhiteSpace:)`` makes it one that must not. Rules of the wrapped
 /// type apply to a value that is there: `.range(13...120)` on an `Int?` field, or any rule through
 /// ``Rule/ifPresent(_:)``. It is asked as `Wrapped` is (a line, a yes/no, a choice); Enter on an
 /// empty line, or at a yes/no or choice with no default, leaves it nil.

@@ -332,7 +332,7 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
 
     private func error(for failure: RuleFailure) -> FieldError {
         let code = "\(name).\(failure.reason)"
-        return FieldError(field: name, code: code, message: messages[code] ?? messages[failure.reason] ?? failure.message)
+        return FieldError(field: name, code: code, message: messages[code] ?? messages[failure.reason] ?? failure.message, spokenMessage: failure.spokenMessage)
     }
 
     /// The value as people may see it: `<redacted>` for a secret.

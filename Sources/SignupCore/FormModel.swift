@@ -13,7 +13,7 @@ import Observation
 /// TextField("Email", text: Binding(get: { model[Keys.email].text }, set: { model[Keys.email].text = $0 }))
 /// ForEach(model[Keys.email].visibleErrors, id: \.code) { Text($0.message) }
 /// Button("Create") { Task { await model.submit { form in try await api.create(form) } } }
-///     .disabled(!model.isValid || model.isSubmitting)
+///     .disabled(!model.canSubmit)
 /// ```
 @MainActor
 @Observable
@@ -26,6 +26,15 @@ public final class FormModel<Success: Sendable> {
     public private(set) var isDirty = false
     /// Where the submission is.
     public private(set) var submission: SubmissionState = .initial
+    /// Whether a submit now could pass the gate: every field passes, no submit is under way, and
+    /// the form changed since the last successful submit. What a Save button's `disabled` reads:
+    /// an edit screen that stays open is enabled again by the next change.
+    public private(set) var canSubmit = false
+    /// How long a field's value must stay unchanged, after the text binding changed it, before
+    /// errors it did not show before become visible (zero, the default: at once). Errors that
+    /// went away leave at once; a submit or ``validate()`` shows everything. A view then reads
+    /// `visibleErrors` as it is, with no debounce of its own.
+    public var errorSettling: Duration = .zero
     /// Whether a submit is under way. Stored apart from ``submission`` so that a view reading
     /// only this is not told when the submission moves between states in which it stays false
     /// (an edit after a failed submit).
@@ -48,6 +57,8 @@ public final class FormModel<Success: Sendable> {
     @ObservationIgnored private var checks: [String: (settling: Duration, check: Check)] = [:]
     /// The check under way (or waiting for its value to settle), by field name.
     @ObservationIgnored private var running: [String: Task<Void, Never>] = [:]
+    /// The wait for a field's errors to settle (``errorSettling``), by field name.
+    @ObservationIgnored private var settling: [String: Task<Void, Never>] = [:]
 
     /// An async check of a field beyond its rules (a server's "is this name free?"): given the
     /// form, it returns the errors to put on the field.
@@ -124,9 +135,32 @@ public final class FormModel<Success: Sendable> {
 
     /// Answers field `name` with `text`: a field model's binding.
     func answer(named name: String, with text: String) {
+        let field = fields.first { $0.name == name }
+        let shown = field.map { Set($0.visibleErrors.map(\.code)) }
         controller.update { $0.answer(named: name, with: text) }
+        if let field, let shown, errorSettling > .zero { holdErrors(of: field, showing: shown) }
         synchronize()
         scheduleCheck(of: name)
+    }
+
+    /// Shows only the errors of `shown` on `field` until its value stays ``errorSettling`` long.
+    private func holdErrors(of field: FieldModel, showing shown: Set<String>) {
+        field.shownWhileSettling = shown
+        settling[field.name]?.cancel()
+        let wait = errorSettling
+        settling[field.name] = Task { [weak field] in
+            try? await Task.sleep(for: wait)
+            guard !Task.isCancelled else { return }
+            field?.shownWhileSettling = nil
+        }
+    }
+
+    /// Ends every field's wait for its errors to settle: a submit or ``validate()`` shows them all.
+    private func settleErrors() {
+        for field in fields where field.shownWhileSettling != nil {
+            settling[field.name]?.cancel()
+            field.shownWhileSettling = nil
+        }
     }
 
     /// Checks the field of `key` with `check` after each change once its value has stayed
@@ -211,6 +245,7 @@ public final class FormModel<Success: Sendable> {
     /// ``focusesFirstInvalidFieldAfterFailedSubmit`` is on, the focus moves to the first that does.
     @discardableResult
     public func validate() -> Bool {
+        settleErrors()
         controller.update { $0.markSubmitAttempted() }
         synchronize()
         if !isValid, focusesFirstInvalidFieldAfterFailedSubmit { setFocus(controller.form.firstInvalidField) }
@@ -227,17 +262,33 @@ public final class FormModel<Success: Sendable> {
     /// Puts errors found outside the rules on their fields, and errors of the whole form in
     /// ``formErrors``, as a submit's thrown ``FieldError``s are (see ``Form/attach(_:)``).
     public func attach(_ errors: [FieldError]) {
+        for field in fields where errors.contains(where: { $0.field == field.name }) {
+            settling[field.name]?.cancel()
+            field.shownWhileSettling = nil
+        }
         controller.update { $0.attach(errors) }
         synchronize()
     }
 
-    /// Submits through the gate and runs `body` with the form that passed it. Returns nil when
-    /// the gate refused (a field fails: its errors become visible and, if
-    /// ``focusesFirstInvalidFieldAfterFailedSubmit``, the focus moves there) or a submit is
-    /// already under way. A ``FieldError`` that `body` throws goes back on its field, a
-    /// ``SubmissionFailure`` is the failure as it is, anything else is `unavailable`.
+    /// Submits through the gate and runs `body` with the form that passed it.
+    ///
+    /// A field's async check (``checking(_:settling:with:)``) still pending or running is run to
+    /// its end first, as a terminal runner checks an answer before its review: an error it finds
+    /// refuses the submit like a rule's.
+    ///
+    /// Returns nil when the gate refused (a field fails, its check included: its errors become
+    /// visible and, if ``focusesFirstInvalidFieldAfterFailedSubmit``, the focus moves there), a
+    /// submit is already under way, or the last submit succeeded and no answer changed since (a
+    /// double click; ``canSubmit`` is false then). A ``FieldError`` that `body` throws goes back
+    /// on its field, a ``SubmissionFailure`` is the failure as it is, anything else is `unavailable`.
     @discardableResult
     public func submit(_ body: (Form) async throws -> Success) async -> Result<Success, SubmissionFailure>? {
+        settleErrors()
+        guard !isSubmitting, submission != .succeeded else { return nil }
+        for field in fields where field.isChecking {
+            running[field.name]?.cancel()
+            await runCheck(of: field.name, settling: nil)
+        }
         guard let attempt = controller.begin() else {
             synchronize()
             if case .failed = submission, focusesFirstInvalidFieldAfterFailedSubmit { setFocus(controller.fieldToRevisit) }
@@ -269,6 +320,7 @@ public final class FormModel<Success: Sendable> {
         if isDirty != form.isDirty { isDirty = form.isDirty }
         if submission != controller.state { submission = controller.state }
         if isSubmitting != (controller.state == .submitting) { isSubmitting = controller.state == .submitting }
+        if canSubmit != controller.canSubmit { canSubmit = controller.canSubmit }
         if formErrors != form.formErrors { formErrors = form.formErrors }
     }
 }
@@ -321,10 +373,15 @@ public final class FieldModel: CustomStringConvertible, CustomReflectable {
         set { owner?.answer(named: name, with: newValue) }
     }
 
-    /// The errors it shows now: none before it is answered (deferred errors).
+    /// The errors it shows now: none before it is answered (deferred errors), and while its value
+    /// settles (``FormModel/errorSettling``) only those it showed before the change.
     public var visibleErrors: [FieldError] {
-        if case .invalid(let errors) = state { errors } else { [] }
+        guard case .invalid(let errors) = state else { return [] }
+        guard let shown = shownWhileSettling else { return errors }
+        return errors.filter { shown.contains($0.code) }
     }
+    /// The codes of the errors it may show while its value settles; nil once settled.
+    var shownWhileSettling: Set<String>?
 
     fileprivate func take(_ source: Field, state: FieldState, errors: [FieldError], isAnswered: Bool, isDirty: Bool) {
         if shown.map({ !$0.holdsSameValue(as: source) }) ?? true { valueChanges &+= 1 }

@@ -10,13 +10,22 @@ public struct FieldError: Sendable, Equatable, Hashable, Codable {
     public var code: String
     /// The text shown to people.
     public var message: String
+    /// What a screen reader says for the error when it differs from ``message`` (a message with a
+    /// symbol or an abbreviation), set with ``Rule/spoken(_:)``; nil: the message is spoken.
+    public var spokenMessage: String?
 
-    /// An error of field `field` with the stable `code` and a `message` for people.
-    public init(field: String, code: String, message: String) {
+    /// An error of field `field` with the stable `code`, a `message` for people and, when it
+    /// should differ, the text a screen reader speaks.
+    public init(field: String, code: String, message: String, spokenMessage: String? = nil) {
         self.field = field
         self.code = code
         self.message = message
+        self.spokenMessage = spokenMessage
     }
+
+    /// What a screen reader says for the error: a view's accessibility label
+    /// (`Text(error.message).accessibilityLabel(error.accessibilityLabel)`).
+    public var accessibilityLabel: String { spokenMessage ?? message }
 
     /// An error of the field of `key` with the code `name.reason` (`email.taken`): the key's name
     /// cannot be misspelt, as a string's can.
@@ -44,12 +53,18 @@ public struct RuleFailure: Sendable, Equatable {
     public var reason: String
     /// The default text shown to people.
     public var message: String
+    /// What a screen reader says instead of ``message``, or nil to speak the message.
+    public var spokenMessage: String?
 
-    /// A failure with `reason` and a default `message`.
-    public init(reason: String, message: String) {
+    /// A failure with `reason`, a default `message` and, when it should differ, the text a screen reader speaks.
+    public init(reason: String, message: String, spokenMessage: String? = nil) {
         self.reason = reason
         self.message = message
+        self.spokenMessage = spokenMessage
     }
+
+    /// What a screen reader says for the failure: ``spokenMessage``, else the message.
+    public var accessibilityLabel: String { spokenMessage ?? message }
 }
 
 /// One requirement a rule checks, for a checklist or a hint: the reason it fails with and a short label.
@@ -124,6 +139,14 @@ func isEmptyValue<Value>(_ value: Value?) -> Bool {
     return (value as? any Collection)?.isEmpty ?? false
 }
 
+/// Whether `value` is a text (or an optional text) of white space alone, at least one character long.
+func isWhiteSpaceOnly<Value>(_ value: Value?) -> Bool {
+    guard let value else { return false }
+    if let optional = value as? any OptionalValue { return isWhiteSpaceOnly(optional.wrappedValue) }
+    guard let text = value as? String else { return false }
+    return !text.isEmpty && text.allSatisfy(\.isWhitespace)
+}
+
 /// A check of one typed value that reports every way it fails, and lists what it checks.
 ///
 /// `Value` is what the field holds once its line is parsed (`String`, `Int`, `Bool`, a choice) or
@@ -131,7 +154,7 @@ func isEmptyValue<Value>(_ value: Value?) -> Bool {
 /// or ``init(checks:referencing:appliesWhenEmpty:check:)``, or a composition of rules.
 ///
 /// **Empty values.** A rule says whether it applies to an empty value (an empty text or
-/// collection, or no value at all): ``appliesWhenEmpty``. Only ``required(message:)`` does by
+/// collection, or no value at all): ``appliesWhenEmpty``. Only ``required(message:allowingWhiteSpace:)`` does by
 /// default, so an empty answer reports only that it is required; `.minLength(8).applyingWhenEmpty()`
 /// also fails on `""`. On a field whose type has no empty value (a number, yes/no), an empty
 /// answer has no value at all: a rule of its own that applies then is passed nothing and passes.
@@ -150,7 +173,7 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
     /// form refuses, at creation, a rule reading a field it does not have.
     public let referencedFields: [String]
     /// Whether the rule checks an empty value (an empty text or collection, or none). False for
-    /// every rule but ``required(message:)`` unless made with ``applyingWhenEmpty(_:)``; a
+    /// every rule but ``required(message:allowingWhiteSpace:)`` unless made with ``applyingWhenEmpty(_:)``; a
     /// composition is true and leaves it to each of its rules.
     public let appliesWhenEmpty: Bool
     /// Its rank in ``byPriority(_:)``: higher first. 0 unless set with ``priority(_:)``.
@@ -220,10 +243,13 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
         }
     }
 
-    /// Fails with `required` when the value is empty (an empty text or collection, or no value).
-    public static func required(message: String = Translation.english("This field is required")) -> Rule {
+    /// Fails with `required` when the value is empty (an empty text or collection, or no value)
+    /// or, unless `allowingWhiteSpace`, a text of white space alone (`"   "`), as FormsKit's
+    /// `isNotEmpty` and Django's fields treat it. The other rules still see such a text: it is not
+    /// empty to them.
+    public static func required(message: String = Translation.english("This field is required"), allowingWhiteSpace: Bool = false) -> Rule {
         Rule(checks: [], referencedFields: [], appliesWhenEmpty: true, reasons: ["required"]) { value, _ in
-            isEmptyValue(value) ? [RuleFailure(reason: "required", message: message)] : []
+            isEmptyValue(value) || (!allowingWhiteSpace && isWhiteSpaceOnly(value)) ? [RuleFailure(reason: "required", message: message)] : []
         }
     }
 
@@ -244,8 +270,19 @@ public struct Rule<Value: Sendable & Equatable>: Sendable {
         let (body, every) = (self.body, self.every)
         return Rule(
             checks: checks, referencedFields: referencedFields, appliesWhenEmpty: appliesWhenEmpty, priority: priority, reasons: reasons,
-            body: { body($0, $1).map { RuleFailure(reason: $0.reason, message: text) } },
-            every: { every($0, $1).map { RuleFailure(reason: $0.reason, message: text) } }
+            body: { body($0, $1).map { RuleFailure(reason: $0.reason, message: text, spokenMessage: $0.spokenMessage) } },
+            every: { every($0, $1).map { RuleFailure(reason: $0.reason, message: text, spokenMessage: $0.spokenMessage) } }
+        )
+    }
+
+    /// The same rule with `text` as what a screen reader says for each failure it reports, in place
+    /// of its message (``FieldError/accessibilityLabel``): `.containsSymbol().spoken("Add a symbol, such as an exclamation mark")`.
+    public func spoken(_ text: String) -> Rule {
+        let (body, every) = (self.body, self.every)
+        let speak: @Sendable ([RuleFailure]) -> [RuleFailure] = { $0.map { RuleFailure(reason: $0.reason, message: $0.message, spokenMessage: text) } }
+        return Rule(
+            checks: checks, referencedFields: referencedFields, appliesWhenEmpty: appliesWhenEmpty, priority: priority, reasons: reasons,
+            body: { speak(body($0, $1)) }, every: { speak(every($0, $1)) }
         )
     }
 

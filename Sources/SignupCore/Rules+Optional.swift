@@ -1,6 +1,6 @@
 /// Rules for an optional value (`FieldKey<Int?>`): the wrapped type's rules, applied when a value is there.
 ///
-/// An empty answer is nil, and only ``Rule/required(message:)`` (or a rule made to apply when
+/// An empty answer is nil, and only ``Rule/required(message:allowingWhiteSpace:)`` (or a rule made to apply when
 /// empty) fails it: `rules: [.required(), .range(13...120)]` on an `Int?` field.
 extension Rule {
     /// The rule `rule` of the wrapped type, checking the value when there is one:

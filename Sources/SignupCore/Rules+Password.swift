@@ -1,8 +1,53 @@
+/// A class of characters a password rule asks for, in one of two meanings made explicit: the
+/// standard library's `Character` properties (the defaults of ``Rule/containsDigit(in:message:)``
+/// and ``Rule/containsSymbol(in:message:)``) or Foundation's `CharacterSet` (Unicode general categories).
+///
+/// They differ: `½` and `²` are numbers but not decimal digits; a space is neither a symbol nor
+/// punctuation in either meaning, `!` and `#` are punctuation, not `CharacterSet.symbols`, which
+/// holds `+`, `$`, `^` and emoji.
+public enum CharacterClass: Sendable, Equatable, Hashable {
+    /// `Character.isNumber`: any number, `½`, `²` and `٣` included.
+    case number
+    /// `CharacterSet.decimalDigits`: general category Nd only (`0`–`9`, `٣`), not `½` nor `²`.
+    case decimalDigit
+    /// What is neither a letter, a number nor white space (`!`, `#`, `+`, `€`, emoji): the
+    /// default meaning of a password's "symbol".
+    case notLetterDigitOrSpace
+    /// `CharacterSet.symbols`: general categories Sm, Sc, Sk and So (`+`, `$`, `^`, `©`, emoji), not `!` nor `#`.
+    case symbol
+    /// `CharacterSet.punctuationCharacters`: general categories P* (`!`, `#`, `.`, `-`).
+    case punctuation
+    /// `CharacterSet.symbols` and `.punctuationCharacters` together: `!`, `#` and `+`, not a space.
+    case symbolOrPunctuation
+
+    /// Whether `character` belongs to the class (a character of several scalars by its first).
+    public func contains(_ character: Character) -> Bool {
+        switch self {
+        case .number: return character.isNumber
+        case .notLetterDigitOrSpace: return !character.isLetter && !character.isNumber && !character.isWhitespace
+        default: break
+        }
+        guard let first = character.unicodeScalars.first else { return false }
+        switch (self, first.properties.generalCategory) {
+        case (.decimalDigit, .decimalNumber): return true
+        case (.symbol, .mathSymbol), (.symbol, .currencySymbol), (.symbol, .modifierSymbol), (.symbol, .otherSymbol): return true
+        case (.punctuation, .connectorPunctuation), (.punctuation, .dashPunctuation), (.punctuation, .openPunctuation),
+             (.punctuation, .closePunctuation), (.punctuation, .initialPunctuation), (.punctuation, .finalPunctuation),
+             (.punctuation, .otherPunctuation):
+            return true
+        case (.symbolOrPunctuation, _): return CharacterClass.symbol.contains(character) || CharacterClass.punctuation.contains(character)
+        default: return false
+        }
+    }
+}
+
 /// Rules for passwords: character classes, strength and words to avoid.
 extension Rule where Value == String {
-    /// Fails with `needsDigit` unless some character is a number (`Character.isNumber`).
-    public static func containsDigit(message: String = Translation.english("Add a digit")) -> Rule {
-        custom("needsDigit", message: message, label: Translation.english("a digit")) { value, _ in value.contains { $0.isNumber } }
+    /// Fails with `needsDigit` unless some character is a number (`Character.isNumber`, where `½`
+    /// counts): `.containsDigit(in: .decimalDigit)` asks for `0`–`9` and other decimal digits only,
+    /// as `CharacterSet.decimalDigits` does.
+    public static func containsDigit(in digits: CharacterClass = .number, message: String = Translation.english("Add a digit")) -> Rule {
+        custom("needsDigit", message: message, label: Translation.english("a digit")) { value, _ in value.contains(where: digits.contains) }
     }
 
     /// Fails with `needsUppercase` unless some character is uppercase (`Character.isUppercase`).
@@ -15,11 +60,13 @@ extension Rule where Value == String {
         custom("needsLowercase", message: message, label: Translation.english("a lowercase letter")) { value, _ in value.contains { $0.isLowercase } }
     }
 
-    /// Fails with `needsSymbol` unless some character is neither a letter, a number nor white space.
-    public static func containsSymbol(message: String = Translation.english("Add a symbol, such as ! or #")) -> Rule {
-        custom("needsSymbol", message: message, label: Translation.english("a symbol")) { value, _ in
-            value.contains { !$0.isLetter && !$0.isNumber && !$0.isWhitespace }
-        }
+    /// Fails with `needsSymbol` unless some character is neither a letter, a number nor white space
+    /// (``CharacterClass/notLetterDigitOrSpace``: a space is no symbol). `CharacterSet`'s meanings:
+    /// `.containsSymbol(in: .symbol)` (`+`, `$`, not `!`), `.containsSymbol(in: .symbolOrPunctuation)`.
+    public static func containsSymbol(
+        in symbols: CharacterClass = .notLetterDigitOrSpace, message: String = Translation.english("Add a symbol, such as ! or #")
+    ) -> Rule {
+        custom("needsSymbol", message: message, label: Translation.english("a symbol")) { value, _ in value.contains(where: symbols.contains) }
     }
 
     /// Fails with `tooWeak` when the estimate is below `level`; with `emailField`, the local

@@ -16,6 +16,17 @@ extension Rule where Value == String {
         ) { value, _ in value.count >= count }
     }
 
+    /// Fails with `tooShort` when the value has fewer than `count` characters, its message made
+    /// from `count`: `.minLength(8) { "Use \($0) characters or more" }`.
+    public static func minLength(_ count: Int, message: @escaping @Sendable (_ count: Int) -> String) -> Rule {
+        minLength(count, message: message(count))
+    }
+
+    /// Fails with `tooLong` when the value has more than `count` characters, its message made from `count`.
+    public static func maxLength(_ count: Int, message: @escaping @Sendable (_ count: Int) -> String) -> Rule {
+        maxLength(count, message: message(count))
+    }
+
     /// Fails with `tooLong` when the value has more than `count` characters.
     public static func maxLength(_ count: Int, message: String? = nil) -> Rule {
         custom(
@@ -72,36 +83,97 @@ extension Rule where Value == String {
 /// On a text the messages and labels speak of characters (`Use more than 3 characters`), on
 /// any other collection of choices (`Choose more than 3`).
 extension Rule where Value: Collection {
+    /// A message for a count: made from it by the caller's closure.
+    public typealias CountMessage = @Sendable (_ count: Int) -> String
+
     /// Fails with `tooFew` when the value has fewer than `count` elements (`count` itself passes).
     public static func count(atLeast count: Int, message: String? = nil) -> Rule {
-        let n = ["count": String(count)]
-        return isText
-            ? counting("tooFew", message ?? Translation.english("Use at least {count} characters", n), Translation.english("at least {count} characters", n)) { $0 >= count }
-            : counting("tooFew", message ?? Translation.english("Choose at least {count}", n), Translation.english("at least {count}", n)) { $0 >= count }
+        atLeast(count, message.map(fixed))
+    }
+
+    /// Fails with `tooFew` when the value has fewer than `count` elements, its message made from
+    /// `count`: `.count(atLeast: 8) { "Use \($0) characters or more" }`.
+    public static func count(atLeast count: Int, message: @escaping CountMessage) -> Rule {
+        atLeast(count, message)
     }
 
     /// Fails with `tooFew` unless the value has more than `count` elements (`count` itself fails).
     public static func count(moreThan count: Int, message: String? = nil) -> Rule {
-        let n = ["count": String(count)]
-        return isText
-            ? counting("tooFew", message ?? Translation.english("Use more than {count} characters", n), Translation.english("more than {count} characters", n)) { $0 > count }
-            : counting("tooFew", message ?? Translation.english("Choose more than {count}", n), Translation.english("more than {count}", n)) { $0 > count }
+        moreThan(count, message.map(fixed))
+    }
+
+    /// Fails with `tooFew` unless the value has more than `count` elements, its message made from `count`.
+    public static func count(moreThan count: Int, message: @escaping CountMessage) -> Rule {
+        moreThan(count, message)
     }
 
     /// Fails with `tooMany` when the value has more than `count` elements (`count` itself passes).
     public static func count(atMost count: Int, message: String? = nil) -> Rule {
-        let n = ["count": String(count)]
-        return isText
-            ? counting("tooMany", message ?? Translation.english("Use at most {count} characters", n), Translation.english("at most {count} characters", n)) { $0 <= count }
-            : counting("tooMany", message ?? Translation.english("Choose at most {count}", n), Translation.english("at most {count}", n)) { $0 <= count }
+        atMost(count, message.map(fixed))
+    }
+
+    /// Fails with `tooMany` when the value has more than `count` elements, its message made from `count`.
+    public static func count(atMost count: Int, message: @escaping CountMessage) -> Rule {
+        atMost(count, message)
     }
 
     /// Fails with `tooMany` unless the value has fewer than `count` elements (`count` itself fails).
     public static func count(fewerThan count: Int, message: String? = nil) -> Rule {
+        fewerThan(count, message.map(fixed))
+    }
+
+    /// Fails with `tooMany` unless the value has fewer than `count` elements, its message made from `count`.
+    public static func count(fewerThan count: Int, message: @escaping CountMessage) -> Rule {
+        fewerThan(count, message)
+    }
+
+    /// Fails with `wrongCount` unless the value has exactly `count` elements: a 6-digit code or a
+    /// 4-digit PIN, one message for too few and too many alike.
+    public static func count(equalTo count: Int, message: String? = nil) -> Rule {
+        equalTo(count, message.map(fixed))
+    }
+
+    /// Fails with `wrongCount` unless the value has exactly `count` elements, its message made
+    /// from `count`: `.count(equalTo: 6) { "The code has \($0) digits" }`.
+    public static func count(equalTo count: Int, message: @escaping CountMessage) -> Rule {
+        equalTo(count, message)
+    }
+
+    private static func fixed(_ text: String) -> CountMessage { { _ in text } }
+
+    private static func atLeast(_ count: Int, _ message: CountMessage?) -> Rule {
         let n = ["count": String(count)]
         return isText
-            ? counting("tooMany", message ?? Translation.english("Use fewer than {count} characters", n), Translation.english("fewer than {count} characters", n)) { $0 < count }
-            : counting("tooMany", message ?? Translation.english("Choose fewer than {count}", n), Translation.english("fewer than {count}", n)) { $0 < count }
+            ? counting("tooFew", message?(count) ?? Translation.english("Use at least {count} characters", n), Translation.english("at least {count} characters", n)) { $0 >= count }
+            : counting("tooFew", message?(count) ?? Translation.english("Choose at least {count}", n), Translation.english("at least {count}", n)) { $0 >= count }
+    }
+
+    private static func moreThan(_ count: Int, _ message: CountMessage?) -> Rule {
+        let n = ["count": String(count)]
+        return isText
+            ? counting("tooFew", message?(count) ?? Translation.english("Use more than {count} characters", n), Translation.english("more than {count} characters", n)) { $0 > count }
+            : counting("tooFew", message?(count) ?? Translation.english("Choose more than {count}", n), Translation.english("more than {count}", n)) { $0 > count }
+    }
+
+    private static func atMost(_ count: Int, _ message: CountMessage?) -> Rule {
+        let n = ["count": String(count)]
+        return isText
+            ? counting("tooMany", message?(count) ?? Translation.english("Use at most {count} characters", n), Translation.english("at most {count} characters", n)) { $0 <= count }
+            : counting("tooMany", message?(count) ?? Translation.english("Choose at most {count}", n), Translation.english("at most {count}", n)) { $0 <= count }
+    }
+
+    private static func fewerThan(_ count: Int, _ message: CountMessage?) -> Rule {
+        let n = ["count": String(count)]
+        return isText
+            ? counting("tooMany", message?(count) ?? Translation.english("Use fewer than {count} characters", n), Translation.english("fewer than {count} characters", n)) { $0 < count }
+            : counting("tooMany", message?(count) ?? Translation.english("Choose fewer than {count}", n), Translation.english("fewer than {count}", n)) { $0 < count }
+    }
+
+    private static func equalTo(_ count: Int, _ message: CountMessage?) -> Rule {
+        let n = ["count": String(count)]
+        return isText
+            ? counting("wrongCount", message?(count) ?? Translation.english("Use exactly {count} characters", n), Translation.english("exactly {count} characters", n)) { $0 == count }
+            : counting("wrongCount", message?(count) ?? Translation.english("Choose exactly {count}", n), Translation.english("exactly {count}", n)) { $0 == count }
     }
 
     /// Whether the value is a text: its count is of characters, and its texts say so.

@@ -57,8 +57,9 @@ public struct SubmissionController: Sendable {
 
     /// Passes the gate: when every field passes and no submit is under way, moves to
     /// `submitting` and returns the attempt to finish. Returns nil when a submit is already
-    /// under way or has succeeded (nothing changes: one success per form, so a double click after
-    /// a fast submit is not a second one), or when a field fails (the state says which errors).
+    /// under way, or has succeeded and the form has not changed since (nothing changes: a double
+    /// click after a fast submit is not a second one; an edit screen that stays open saves again
+    /// once an answer changes), or when a field fails (the state says which errors).
     @discardableResult
     public mutating func begin() -> SubmitAttempt? {
         guard state != .submitting, state != .succeeded else { return nil }
@@ -131,14 +132,21 @@ public struct SubmissionController: Sendable {
     }
 
     /// Changes the form between submits (the person answers again); refused (returns false)
-    /// while a submit is under way, so what is submitted is what passed the gate.
+    /// while a submit is under way, so what is submitted is what passed the gate. A change after
+    /// a failure or a success puts the state back to `initial`: the changed form may be submitted.
     @discardableResult
     public mutating func update(_ change: (inout Form) -> Void) -> Bool {
         guard state != .submitting else { return false }
+        let before = state == .succeeded ? form : nil
         change(&form)
         if case .failed = state { state = .initial }
+        if let before, form.fields.indices.contains(where: { !form.fields[$0].holdsSameValue(as: before.fields[$0]) }) { state = .initial }
         return true
     }
+
+    /// Whether a submit now could pass the gate: the form is valid, no submit is under way, and
+    /// the form changed since the last success (what a Save button's `disabled` reads).
+    public var canSubmit: Bool { state != .submitting && state != .succeeded && form.isValid }
 
     /// The field to return to: the first invalid one, or nil when there is none.
     public var fieldToRevisit: String? { form.firstInvalidField }

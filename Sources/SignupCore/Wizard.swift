@@ -25,7 +25,7 @@ public struct Wizard<Success: Sendable>: Sendable {
 
     /// The mode chosen at creation.
     public let mode: WizardMode
-    /// Whether an interrupt asks "Discard your answers?" once an answer changed the form (true by
+    /// Whether an interrupt asks "Discard your answers?" once an accepted answer changed the form (true by
     /// default); false ends the conversation at once, as an interrupt before any change does.
     public let confirmsDiscard: Bool
     /// The words of the conversation.
@@ -316,10 +316,11 @@ public struct Wizard<Success: Sendable>: Sendable {
     // MARK: - Interrupts and end of input
 
     private mutating func interrupted(at question: Question) -> [WizardEffect<Success>] {
-        // Only a changed form has answers to lose: the question follows what changed since the
-        // conversation began, not whether someone typed (Enter on an initial value or a preset,
-        // an answer put back, changes nothing).
-        let changed = zip(form.fields, started.fields).contains { $0.value != $1.value }
+        // Only an accepted answer is lost: the question follows what changed since the
+        // conversation began and passed the field's rules, not whether someone typed (Enter on an
+        // initial value or a preset, an answer put back, changes nothing; a refused answer was
+        // never taken, and the field is asked again).
+        let changed = zip(form.fields, started.fields).contains { $0.value != $1.value && form.errors(named: $0.name).isEmpty }
         guard mode == .interactive, confirmsDiscard, changed else { return finish(.cancelled) }
         step = .discarding(returnTo: question)
         return [.ask(prompt(for: .discard))]

@@ -67,7 +67,7 @@ public struct ScriptRun: Sendable {
         if child.isThisProcess { await child.run(form) }
         var environment = environment
         environment[FormChild.variable] = child.marker
-        self = try Self.spawn(input, child.arguments, environment, timeout: timeout)
+        self = try await Self.spawn(input, child.arguments, environment, timeout: timeout)
     }
 
     private init(termination: PseudoTerminal.Termination, standardOutput: [UInt8], standardError: [UInt8]) {
@@ -76,7 +76,12 @@ public struct ScriptRun: Sendable {
         self.standardError = String(decoding: standardError, as: UTF8.self)
     }
 
-    private static func spawn(_ input: String, _ arguments: [String], _ environment: [String: String], timeout: Double) throws -> ScriptRun {
+    /// Starts the child and feeds and reads its pipes until it is done. It never blocks a thread
+    /// of the cooperative pool: each pipe is polled without waiting, and the task sleeps between tries.
+    private static func spawn(
+        _ input: String, _ arguments: [String], _ environment: [String: String], timeout: Double,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> ScriptRun {
         // Each pipe's child end goes to descriptor 3, 4 or 5; the parent's ends are close-on-exec.
         var ends: [[Int32]] = []
         defer { for pair in ends { for fd in pair where fd >= 0 { Glibc.close(fd) } } }
@@ -121,7 +126,10 @@ public struct ScriptRun: Sendable {
             var fds = [pollfd(fd: ends[0][1], events: Int16(POLLOUT), revents: 0),
                        pollfd(fd: ends[1][0], events: Int16(POLLIN), revents: 0),
                        pollfd(fd: ends[2][0], events: Int16(POLLIN), revents: 0)]
-            guard poll(&fds, 3, 100) > 0 else { continue }
+            guard poll(&fds, 3, 0) > 0 else {
+                try? await Task.sleep(for: .milliseconds(10))
+                continue
+            }
             if fds[0].revents & Int16(POLLOUT) != 0 {
                 let written = toWrite.withUnsafeBytes { Glibc.write(ends[0][1], $0.baseAddress, min($0.count, 4096)) }
                 if written > 0 { toWrite = toWrite.dropFirst(written) }
@@ -141,7 +149,11 @@ public struct ScriptRun: Sendable {
             }
         }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped < 0 && errno != EINTR) { break }
+            if reaped == 0 { try? await Task.sleep(for: .milliseconds(5)) }
+        }
         return ScriptRun(termination: Spawn.termination(status), standardOutput: output[0], standardError: output[1])
     }
 }

@@ -184,58 +184,103 @@ public final class PseudoTerminal {
     }
 
     /// Waits until the output after the previous match contains `text`, then moves past it; returns the output before it.
+    ///
+    /// It blocks the calling thread while it waits: from an `async` test, `try await` it (the
+    /// `async` form), which leaves the thread to other tasks meanwhile.
     @discardableResult
     public func expect(_ text: String, timeout: Double = 5) throws -> String {
+        let (step, pause) = expecting(text, timeout: timeout)
+        return try until(step, pausing: pause)
+    }
+
+    /// Waits as ``expect(_:timeout:)`` does without holding a thread: between reads it suspends
+    /// (`Task.sleep`), so the other tests of a suite run meanwhile, even on one core.
+    @discardableResult
+    public func expect(_ text: String, timeout: Double = 5, isolation: isolated (any Actor)? = #isolation) async throws -> String {
+        let (step, pause) = expecting(text, timeout: timeout)
+        return try await until(step, pausing: pause)
+    }
+
+    private func expecting(_ text: String, timeout: Double) -> (step: () throws -> String?, pause: () -> Int32) {
         let needle = Array(text.utf8)
         let deadline = Self.now() + timeout
-        while true {
+        let step = { [unowned self] () throws -> String? in
             if let range = Self.find(needle, in: transcript, from: cursor) {
                 let before = String(decoding: transcript[cursor..<range.lowerBound], as: UTF8.self)
                 cursor = range.upperBound
                 return before
             }
-            let remaining = deadline - Self.now()
-            if remaining <= 0 || master < 0 {
+            if deadline - Self.now() <= 0 || master < 0 {
                 let seen = String(decoding: transcript[cursor...], as: UTF8.self)
                 let why = master < 0 ? "the terminal closed" : "timed out after \(timeout) s"
                 throw Failure(message: "expected \(text.debugDescription); \(why); saw \(seen.debugDescription)")
             }
-            pump(milliseconds: Int32(min(remaining, 0.1) * 1000) + 1)
+            return nil
         }
+        return (step, { Int32(min(max(deadline - Self.now(), 0), 0.1) * 1000) + 1 })
     }
 
     /// Reads until the child has exited and the terminal is closed; returns the output after the last match.
     @discardableResult
     public func readAll(timeout: Double = 10) throws -> String {
+        try until(readingAll(timeout: timeout), pausing: { 20 })
+    }
+
+    /// Reads as ``readAll(timeout:)`` does, suspending between reads instead of holding a thread.
+    @discardableResult
+    public func readAll(timeout: Double = 10, isolation: isolated (any Actor)? = #isolation) async throws -> String {
+        try await until(readingAll(timeout: timeout), pausing: { 20 })
+    }
+
+    private func readingAll(timeout: Double) -> () throws -> String? {
         let deadline = Self.now() + timeout
-        while master >= 0 || (outputPipe >= 0) || termination == nil {
-            if termination == nil { reap(flags: WNOHANG) }
-            if master < 0, outputPipe < 0, termination != nil { break }
-            guard Self.now() < deadline else {
-                throw Failure(message: "readAll: still running after \(timeout) s; saw \(text().debugDescription)")
+        var pumped = false
+        return { [unowned self] in
+            var done = !(master >= 0 || outputPipe >= 0 || termination == nil)
+            if !done {
+                if termination == nil { reap(flags: WNOHANG) }
+                done = master < 0 && outputPipe < 0 && termination != nil
             }
-            pump(milliseconds: 20)
-            if termination != nil, master >= 0, !hasPendingOutput() { break }  // a grandchild may keep the terminal
+            if !done {
+                guard Self.now() < deadline else {
+                    throw Failure(message: "readAll: still running after \(timeout) s; saw \(text().debugDescription)")
+                }
+                // A grandchild may keep the terminal open after the child ended.
+                done = pumped && termination != nil && master >= 0 && !hasPendingOutput()
+                pumped = true
+            }
+            guard done else { return nil }
+            let rest = String(decoding: transcript[cursor...], as: UTF8.self)
+            cursor = transcript.count
+            return rest
         }
-        let rest = String(decoding: transcript[cursor...], as: UTF8.self)
-        cursor = transcript.count
-        return rest
     }
 
     /// Waits for the child to end (reading its output meanwhile so it cannot block on a full terminal).
     @discardableResult
     public func wait(timeout: Double = 10) throws -> Termination {
+        try until(waiting(timeout: timeout), pausing: { 20 })
+    }
+
+    /// Waits as ``wait(timeout:)`` does, suspending between reads instead of holding a thread.
+    @discardableResult
+    public func wait(timeout: Double = 10, isolation: isolated (any Actor)? = #isolation) async throws -> Termination {
+        try await until(waiting(timeout: timeout), pausing: { 20 })
+    }
+
+    private func waiting(timeout: Double) -> () throws -> Termination? {
         let deadline = Self.now() + timeout
-        while termination == nil {
-            reap(flags: WNOHANG)
-            if termination != nil { break }
+        return { [unowned self] in
+            if termination == nil { reap(flags: WNOHANG) }
+            if let termination {
+                pump(milliseconds: 0)
+                return termination
+            }
             guard Self.now() < deadline else {
                 throw Failure(message: "wait: still running after \(timeout) s; saw \(text().debugDescription)")
             }
-            pump(milliseconds: 20)
+            return nil
         }
-        pump(milliseconds: 0)
-        return termination!
     }
 
     /// Closes the terminal, as a closed terminal window or a dropped SSH connection does: the
@@ -256,17 +301,27 @@ public final class PseudoTerminal {
     /// Reads until the terminal has been quiet for `quiet` seconds (at most `timeout`): the
     /// child has drawn everything the keys sent so far asked for.
     public func settle(quiet: Double = 0.5, timeout: Double = 10) {
+        until(settling(quiet: quiet, timeout: timeout), pausing: { 50 })
+    }
+
+    /// Reads as ``settle(quiet:timeout:)`` does, suspending between reads instead of holding a thread.
+    public func settle(quiet: Double = 0.5, timeout: Double = 10, isolation: isolated (any Actor)? = #isolation) async {
+        await until(settling(quiet: quiet, timeout: timeout), pausing: { 50 })
+    }
+
+    private func settling(quiet: Double, timeout: Double) -> () -> Void? {
         let deadline = Self.now() + timeout
         var lastCount = transcript.count
         var quietSince = Self.now()
-        while Self.now() < deadline, master >= 0 {
-            pump(milliseconds: 50)
+        return { [unowned self] in
+            guard Self.now() < deadline, master >= 0 else { return () }
             if transcript.count != lastCount {
                 lastCount = transcript.count
                 quietSince = Self.now()
             } else if Self.now() - quietSince >= quiet {
-                return
+                return ()
             }
+            return nil
         }
     }
 
@@ -289,27 +344,61 @@ public final class PseudoTerminal {
     /// Whether the terminal's echo went off within `timeout` seconds (the child started reading a secret).
     /// On Linux the master reports the slave's mode.
     public func waitForEchoOff(timeout: Double = 5) -> Bool {
+        until(echoOff(timeout: timeout), pausing: { 20 })
+    }
+
+    /// Waits as ``waitForEchoOff(timeout:)`` does, suspending between reads instead of holding a thread.
+    public func waitForEchoOff(timeout: Double = 5, isolation: isolated (any Actor)? = #isolation) async -> Bool {
+        await until(echoOff(timeout: timeout), pausing: { 20 })
+    }
+
+    private func echoOff(timeout: Double) -> () -> Bool? {
         let deadline = Self.now() + timeout
-        var mode = termios()
-        repeat {
+        return { [unowned self] in
+            var mode = termios()
             if tcgetattr(master, &mode) == 0, mode.c_lflag & tcflag_t(ECHO) == 0 { return true }
-            pump(milliseconds: 20)
-        } while Self.now() < deadline
-        return false
+            return Self.now() < deadline ? nil : false
+        }
     }
 
     // MARK: - Internals
 
-    /// Reads whatever the terminal and the output pipe have, waiting at most `milliseconds` for the first byte.
-    private func pump(milliseconds: Int32) {
+    /// Runs `step` until it has a result, reading the terminal between tries for at most what
+    /// `pause` says (in milliseconds): the thread waits in `poll`.
+    private func until<Result>(_ step: () throws -> Result?, pausing pause: () -> Int32) rethrows -> Result {
+        while true {
+            if let result = try step() { return result }
+            pump(milliseconds: pause())
+        }
+    }
+
+    /// Runs `step` until it has a result, reading what the terminal has between tries and
+    /// suspending the task (at most 10 ms at a time) while it has nothing: no thread of Swift's
+    /// cooperative pool is held, so another test's `Task.sleep` ends on time.
+    private func until<Result>(
+        _ step: () throws -> Result?, pausing pause: () -> Int32, isolation: isolated (any Actor)? = #isolation
+    ) async rethrows -> Result {
+        while true {
+            if let result = try step() { return result }
+            if !pump(milliseconds: 0) { try? await Task.sleep(for: .milliseconds(Int(min(max(pause(), 1), 10)))) }
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Reads whatever the terminal and the output pipe have, waiting at most `milliseconds` for
+    /// the first byte; returns whether anything was ready.
+    @discardableResult
+    private func pump(milliseconds: Int32) -> Bool {
         var fds = [master, outputPipe].map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         guard master >= 0 || outputPipe >= 0 else {
             if milliseconds > 0 { usleep(UInt32(milliseconds) * 1000) }
-            return
+            return false
         }
-        guard poll(&fds, 2, milliseconds) > 0 else { return }
+        guard poll(&fds, 2, milliseconds) > 0 else { return false }
         if fds[0].revents != 0 { drain(&master, into: &transcript) }
         if fds[1].revents != 0 { drain(&outputPipe, into: &standardOutput) }
+        return true
     }
 
     private func hasPendingOutput() -> Bool {

@@ -160,3 +160,18 @@ extension GettingStartedSnippetTests {
         #expect(compiled.passed, "\(compiled.said)")
     }
 }
+
+extension GettingStartedSnippetTests {
+    /// A program of forms needs one import: a three-line `main.swift` with `import WizardTerminal`
+    /// alone declares a form, runs it and prints its answer with `VisibleText`.
+    @Test func aThreeLineMainNeedsOnlyWizardTerminal() throws {
+        let main = """
+            import WizardTerminal
+            let name = FieldKey<String>("name")
+            print(VisibleText.of(await Form(fields: [Field(name, label: "Name", rules: [.required()])]).runOrExit { $0.text(name) }))
+            """
+        #expect(main.split(separator: "\n").count == 3)
+        let compiled = try Self.compile([("main.swift", main)])
+        #expect(compiled.passed, "\(compiled.said)")
+    }
+}

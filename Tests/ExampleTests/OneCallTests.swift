@@ -75,35 +75,35 @@ import WizardTesting
     @Test func controlCAtATerminalAsksToDiscardThenExits130() async throws {
         let terminal = try await PseudoTerminal.start(pipeStandardOutput: true) { await Self.program() }
         defer { terminal.kill(SIGKILL) }
-        try terminal.expect("Username: ", timeout: 20)
+        try await terminal.expect("Username: ", timeout: 20)
         try terminal.send("bob\r")
-        try terminal.expect("Password: ")
-        #expect(terminal.waitForEchoOff())
+        try await terminal.expect("Password: ")
+        #expect(await terminal.waitForEchoOff())
         try terminal.send("secret-sq\u{03}")
-        try terminal.expect("Discard your answers? [y/N] ")
+        try await terminal.expect("Discard your answers? [y/N] ")
         try terminal.send("y\r")
-        #expect(try terminal.wait() == .exited(130))
-        try terminal.readAll()
+        #expect(try await terminal.wait() == .exited(130))
+        try await terminal.readAll()
         #expect(terminal.standardOutput.isEmpty)
         #expect(!terminal.screen.contains("secret-sq"), "the masked answer was shown: \(terminal.screen)")
     }
 
     /// Answers bob, long-enough and 42, up to the review's question.
-    static func answerEveryField(_ terminal: PseudoTerminal) throws {
-        try terminal.expect("Username: ", timeout: 20)
+    static func answerEveryField(_ terminal: PseudoTerminal) async throws {
+        try await terminal.expect("Username: ", timeout: 20)
         try terminal.send("bob\r")
-        try terminal.expect("Password: ")
+        try await terminal.expect("Password: ")
         try terminal.send("long-enough\r")
-        try terminal.expect("Age: ")
+        try await terminal.expect("Age: ")
         try terminal.send("42\r")
-        try terminal.expect("Submit? [Y/n/e] ")
+        try await terminal.expect("Submit? [Y/n/e] ")
     }
 
     /// Sends Ctrl-C; the child exits 130 at once and its screen holds only the conversation.
-    static func interruptExpectingACleanEnd(_ terminal: PseudoTerminal) throws {
+    static func interruptExpectingACleanEnd(_ terminal: PseudoTerminal) async throws {
         try terminal.send("\u{03}")
-        #expect(try terminal.wait(timeout: 10) == .exited(130))
-        try terminal.readAll()
+        #expect(try await terminal.wait(timeout: 10) == .exited(130))
+        try await terminal.readAll()
         #expect(!terminal.screen.contains("Test"), "\(terminal.screen)")
         #expect(!terminal.screen.contains("misused"), "\(terminal.screen)")
         // The answer under check, or submitted, is not lost: nothing asks to discard it.
@@ -120,10 +120,10 @@ import WizardTesting
             } submit: { form in form.text(Keys.username) }
         }
         defer { terminal.kill(SIGKILL) }
-        try terminal.expect("Username: ", timeout: 20)
+        try await terminal.expect("Username: ", timeout: 20)
         try terminal.send("bob\r")
-        terminal.settle(quiet: 0.3)
-        try Self.interruptExpectingACleanEnd(terminal)
+        await terminal.settle(quiet: 0.3)
+        try await Self.interruptExpectingACleanEnd(terminal)
     }
 
     @Test func controlCDuringASlowSubmitExits130WithACleanScreen() async throws {
@@ -134,10 +134,10 @@ import WizardTesting
             }
         }
         defer { terminal.kill(SIGKILL) }
-        try Self.answerEveryField(terminal)
+        try await Self.answerEveryField(terminal)
         try terminal.send("y\r")
-        terminal.settle(quiet: 0.5)
-        try Self.interruptExpectingACleanEnd(terminal)
+        await terminal.settle(quiet: 0.5)
+        try await Self.interruptExpectingACleanEnd(terminal)
     }
 
     /// The one call takes the wizard's `reviewValue:` and `confirmsDiscard:`.
@@ -148,21 +148,21 @@ import WizardTesting
             }
         }
         defer { terminal.kill(SIGKILL) }
-        try Self.answerEveryField(terminal)
+        try await Self.answerEveryField(terminal)
         #expect(terminal.screen.contains("Password  set (reasonable)"), "\(terminal.screen)")
         try terminal.send("y\r")
-        #expect(try terminal.wait() == .exited(0))
+        #expect(try await terminal.wait() == .exited(0))
     }
 
     @Test func controlCWithoutConfirmsDiscardExits130WithoutAsking() async throws {
         let terminal = try await PseudoTerminal.start { _ = await Self.form.runOrExit(confirmsDiscard: false) { $0.text(Keys.username) } }
         defer { terminal.kill(SIGKILL) }
-        try terminal.expect("Username: ", timeout: 20)
+        try await terminal.expect("Username: ", timeout: 20)
         try terminal.send("bob\r")
-        try terminal.expect("Password: ")
+        try await terminal.expect("Password: ")
         try terminal.send("\u{03}")
-        #expect(try terminal.wait() == .exited(130))
-        try terminal.readAll()
+        #expect(try await terminal.wait() == .exited(130))
+        try await terminal.readAll()
         #expect(!terminal.screen.contains("Discard"), "\(terminal.screen)")
     }
 
@@ -183,36 +183,69 @@ import WizardTesting
     @Test func declinedAtTheReviewExits1() async throws {
         let terminal = try await PseudoTerminal.start { await Self.program() }
         defer { terminal.kill(SIGKILL) }
-        try Self.answerEveryField(terminal)
+        try await Self.answerEveryField(terminal)
         try terminal.send("n\r")
-        #expect(try terminal.wait() == .exited(1))
+        #expect(try await terminal.wait() == .exited(1))
     }
 
     /// What a person sees from start to welcome, against the transcript beside this file.
     @Test func theConversationMatchesItsTranscript() async throws {
         let terminal = try await PseudoTerminal.start { await Self.program() }
         defer { terminal.kill(SIGKILL) }
-        try terminal.expect("Username: ", timeout: 20)
+        try await terminal.expect("Username: ", timeout: 20)
         try terminal.send("admin\r")
-        try terminal.expect("Password: ")
+        try await terminal.expect("Password: ")
         try terminal.send("short\r")
-        try terminal.expect("Password: ")
+        try await terminal.expect("Password: ")
         try terminal.send("long-enough\r")
-        try terminal.expect("Age: ")
+        try await terminal.expect("Age: ")
         try terminal.send("\u{04}")  // Ctrl-D: answers would be lost, so it asks
-        try terminal.expect("Discard your answers? [y/N] ")
+        try await terminal.expect("Discard your answers? [y/N] ")
         try terminal.send("n\r")
-        try terminal.expect("Age: ")
+        try await terminal.expect("Age: ")
         try terminal.send("42\r")
-        try terminal.expect("Submit? [Y/n/e] ")
+        try await terminal.expect("Submit? [Y/n/e] ")
         try terminal.send("y\r")
-        try terminal.expect("Username: ")  // the submit refused admin: asked again
+        try await terminal.expect("Username: ")  // the submit refused admin: asked again
         try terminal.send("\u{15}bob\r")  // Ctrl-U clears the old answer
-        try terminal.expect("Submit? [Y/n/e] ")
+        try await terminal.expect("Submit? [Y/n/e] ")
         try terminal.send("y\r")
-        #expect(try terminal.wait() == .exited(0))
-        try terminal.readAll()
+        #expect(try await terminal.wait() == .exited(0))
+        try await terminal.readAll()
         expectTranscript(terminal.screen, matches: "Transcripts/one-call.transcript")
+    }
+}
+
+/// WizardTesting's waits from an `async` test hold no thread: while one waits for the child,
+/// the other tasks of its actor (and of the cooperative pool) run.
+@Suite struct AsyncWaitTests {
+    /// The answer comes from another task of the main actor while the test waits for the next
+    /// question there: a wait that held the actor's thread would never let it send, and time out.
+    @MainActor @Test func anAwaitedExpectLeavesItsActorToOtherTasks() async throws {
+        let terminal = try await PseudoTerminal.start { await OneCallTests.program() }
+        defer { terminal.kill(SIGKILL) }
+        try await terminal.expect("Username: ", timeout: 20)
+        let answering = Task { @MainActor in try terminal.send("bob\r") }
+        try await terminal.expect("Password: ", timeout: 20)
+        try await answering.value
+        let interrupting = Task { @MainActor in try terminal.send("\u{03}") }
+        try await terminal.expect("Discard your answers? [y/N] ", timeout: 20)
+        try await interrupting.value
+        try terminal.send("y\r")
+        #expect(try await terminal.wait(timeout: 20) == .exited(130))
+        try await terminal.readAll()
+    }
+
+    /// A script run waits for its child without holding the actor: a task of the main actor
+    /// started before it runs while the child runs, not after it.
+    @MainActor @Test func aScriptRunLeavesItsActorToOtherTasks() async throws {
+        var order: [String] = []
+        let other = Task { @MainActor in order.append("other task") }
+        let run = try await ScriptRun("bob\nlong-enough\n42\n") { await OneCallTests.program() }
+        order.append("script done")
+        await other.value
+        #expect(run.termination == .exited(0))
+        #expect(order == ["other task", "script done"])
     }
 }
 

@@ -6,9 +6,12 @@ import Testing
         rule.validate(value, in: context).map(\.reason)
     }
 
-    @Test func requiredFailsOnlyOnEmpty() {
+    /// White space alone is empty to `required` (FormsKit, Django); anything else passes it.
+    @Test func requiredFailsOnlyOnEmptyOrWhiteSpaceAlone() {
         #expect(reasons(.required(), "") == ["required"])
-        #expect(reasons(.required(), " ") == [])
+        #expect(reasons(.required(), " ") == ["required"])
+        #expect(reasons(.required(), " x") == [])
+        #expect(reasons(.required(allowingWhiteSpace: true), " ") == [])
     }
 
     @Test func otherRulesPassOnEmptySoOnlyRequiredReports() {

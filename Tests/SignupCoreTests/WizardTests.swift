@@ -154,6 +154,16 @@ let email = Question.field("email"), password = Question.field("password"), conf
         #expect(drive.submissions.isEmpty)
     }
 
+    /// A refused answer was never taken: an interrupt after it alone loses nothing and asks nothing.
+    @Test func interruptAfterOnlyARefusedAnswerCancelsAtOnce() {
+        let drive = Drive(.interactive)
+        #expect(drive.run([a("not an address"), .interrupt]) == .cancelled)
+        #expect(drive.questions == [email, email])
+        let accepted = Drive(.interactive)
+        #expect(accepted.run([a("alice@example.com"), a("short"), .interrupt, a("y")]) == .cancelled)
+        #expect(accepted.questions == [email, password, password, .discard])
+    }
+
     @Test func interruptAtTheDiscardQuestionCancels() {
         let drive = Drive(.interactive)
         #expect(drive.run([a("alice@example.com"), .interrupt, .interrupt]) == .cancelled)

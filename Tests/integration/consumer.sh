@@ -193,15 +193,15 @@ import WizardTesting
 @Test func aPersonAtATerminalIsGreeted() async throws {
     let terminal = try await PseudoTerminal.start(pipeStandardOutput: true) { await lean() }
     defer { terminal.kill(SIGKILL) }
-    try terminal.expect("Nick: ", timeout: 30)
+    try await terminal.expect("Nick: ", timeout: 30)
     try terminal.send("bob\r")
-    try terminal.expect("Secret: ")
-    #expect(terminal.waitForEchoOff())
+    try await terminal.expect("Secret: ")
+    #expect(await terminal.waitForEchoOff())
     try terminal.send("Granite-Lantern-58\r")
-    try terminal.expect("Submit? [Y/n/e] ")
+    try await terminal.expect("Submit? [Y/n/e] ")
     try terminal.send("y\r")
-    #expect(try terminal.wait() == .exited(0))
-    try terminal.readAll()
+    #expect(try await terminal.wait() == .exited(0))
+    try await terminal.readAll()
     #expect(String(decoding: terminal.standardOutput, as: UTF8.self) == "hello bob\n")
     #expect(!terminal.screen.contains("Granite"))
 }

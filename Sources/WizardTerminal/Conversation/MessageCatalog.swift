@@ -20,11 +20,23 @@ public struct MessageCatalog: Sendable, Equatable {
 
     /// The libraries' and `signup`'s own texts (domain `signup`) in `../share/locale` from the
     /// running program's file (`/proc/self/exe`): `/usr/share/locale` for `/usr/bin/signup`.
+    /// The `signup` command's catalog: it also holds its sign-up form's words (`Password`,
+    /// `Create account?`), which would translate a program's own texts of the same English.
+    /// A program of your own names ``forms`` instead.
     ///
     /// Never from an environment variable: a client that may set some (`ssh` sends `LANG` and
     /// `LC_*`) must not choose the folder a catalog is read from.
     public static var signup: MessageCatalog? {
         besideProgram(domain: "signup")
+    }
+
+    /// The libraries' own texts alone (domain `signup-forms`): rule messages and labels, the
+    /// wizard's questions and the runner's words, none of `signup`'s form or command. Beside the
+    /// running program as ``signup`` is; `scripts/po compile DIR` writes it. Name your program's
+    /// catalog first: `Translation.gettext([MessageCatalog.besideProgram(domain: "join"), MessageCatalog.forms].compactMap { $0 })`,
+    /// so a text of yours stays yours, translated or not.
+    public static var forms: MessageCatalog? {
+        besideProgram(domain: "signup-forms")
     }
 
     /// Domain `domain` in `../share/locale` from the running program's file, nil when that file cannot be named.
@@ -36,7 +48,7 @@ public struct MessageCatalog: Sendable, Equatable {
 
 extension Translation {
     /// The texts of `catalogs` in the reader's language, the first catalog that has a text winning:
-    /// name your program's catalog first and ``MessageCatalog/signup`` after it for the library's texts.
+    /// name your program's catalog first and ``MessageCatalog/forms`` after it for the libraries' texts.
     ///
     /// Applies the environment's message locale the first time (`setlocale(LC_MESSAGES, "")`).
     /// Without an installed locale for the reader's language (or with `LANG=C`) every text stays English,

@@ -1,5 +1,7 @@
+// A program of forms needs one import: `import WizardTerminal` brings the core (Form, Field, rules,
+// VisibleText) with it, so a three-line main.swift runs a form and prints its answer.
 import Glibc
-import SignupCore
+@_exported import SignupCore
 
 extension Form {
     /// Runs this form as a program's whole conversation and returns what `submit` returned; on
