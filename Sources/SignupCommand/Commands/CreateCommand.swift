@@ -196,6 +196,7 @@ struct CreateRun {
         }
         let settings = try Settings.load(config: config)
         if resetting && publicOptions != nil { AuditLog.refuseAsReset() }
+        if publicOptions != nil { AuditLog.loseQuietly() }
         let location = try settings.location(given: db).value
         let passwordPolicy = try settings.policy(named: policy, file: policyFile).policy
         let publicSession = publicOptions.map {
@@ -454,6 +455,8 @@ struct CreateRun {
                 } else {
                     account = try store.create(email: submission.email, passwordHash: hash, at: Date(), whenLocked: TerminalGuard.holdSignals)
                 }
+                // The write is over: nothing waits for the database any more, whatever the audit log's line waits for.
+                notice.cancel()
                 AuditLog.record(publicSignup == nil ? .created(email: submission.email) : .createdPending(email: submission.email))
                 return .succeeded(submission.created(id: account.id))
             } catch {
