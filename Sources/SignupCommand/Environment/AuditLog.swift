@@ -242,10 +242,11 @@ enum AuditLog {
 
         var isSet: Bool { count.load(ordering: .sequentiallyConsistent) >= 0 }
 
+        /// Makes the message of `text` at `priority` (a level: the facility is the log's).
         func set(_ priority: Int32, _ text: String) {
             count.store(-1, ordering: .sequentiallyConsistent)
             let now = time(nil)
-            let (message, timeAt) = AuditLog.message(priority, line: text, at: now)
+            let (message, timeAt) = AuditLog.message(AuditLog.facilityValue.load(ordering: .sequentiallyConsistent) | priority, line: text, at: now)
             let kept = min(message.count, Self.capacity)
             message.withUnsafeBufferPointer { bytes.update(from: $0.baseAddress!, count: kept) }
             self.timeAt.store(timeAt, ordering: .sequentiallyConsistent)
