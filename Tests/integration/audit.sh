@@ -294,7 +294,13 @@ for want in "authpriv.info signup: password reset code mailed from 198.51.100.50
     sed -E 's/signup\[[0-9]+\]:/signup:/' "$tmp/tagged" | grep -qxF "$want" || fail "no line '$want': $(grep -F 'password reset' "$tmp/tagged")"
 done
 umount /etc/passwd
-[ "$failures" -ne "$failures_before" ] || echo "audit: a reset's lines say code mailed or refusal mailed, by the login it came in as"
+# A public session whose mail command fails: the line says from where.
+printf 'mail.command = /bin/false\n' >"$tmp/false-mail.conf"
+printf 'failed@example.com\n' | SIGNUP_CONFIG="$tmp/false-mail.conf" public 198.51.100.52 75 --public --db "$db"
+for _ in $(seq 100); do grep -q 'mail not sent from 198.51.100.52' "$tmp/tagged" && break; sleep 0.05; done
+sed -E 's/signup\[[0-9]+\]:/signup:/' "$tmp/tagged" | grep -qF "authpriv.err signup: mail not sent from 198.51.100.52 by $user: " \
+    || fail "a public session's failed mail has no line with the client's address: $(grep -F 'mail not sent' "$tmp/tagged")"
+[ "$failures" -ne "$failures_before" ] || echo "audit: a reset's lines say code mailed or refusal mailed, by the login it came in as; a failed mail says from where"
 
 # No logger at all: no /dev/log, then a socket nobody listens on. signup works and says no more.
 failures_before="$failures"
