@@ -43,7 +43,7 @@ final class LoggerSocket: @unchecked Sendable {
     /// The socket's path (at most 107 bytes), NUL-terminated, in memory that is never freed.
     private let path: UnsafeMutablePointer<CChar>
     private let pathLength: Int
-    /// The connected socket, or -1; only ``deliver(_:waitingAtMost:)`` opens and closes it, under ``lock``.
+    /// The connected socket, or -1; only ``deliver(_:waitingAtMost:)`` uses, opens and closes it, under ``lock``.
     private let socket = Atomic<Int32>(-1)
     private let isStream = Atomic<Bool>(false)
     /// Whether a line was given up: later lines do not wait.
@@ -84,7 +84,13 @@ final class LoggerSocket: @unchecked Sendable {
                 }
                 switch result {
                 case .sent: return .sent
-                case .notTaken, .interrupted: return give(result)
+                case .notTaken, .interrupted:
+                    // A stream may hold part of the message: the next line starts on a new connection.
+                    if stream {
+                        close(fd)
+                        socket.store(-1, ordering: .sequentiallyConsistent)
+                    }
+                    return give(result)
                 case .noLogger: continue
                 }
             }
@@ -92,20 +98,16 @@ final class LoggerSocket: @unchecked Sendable {
         }
     }
 
-    /// Sends a prepared message from a signal handler: on the open socket, else on one of its
-    /// own; waiting at most ``bound``. Async-signal-safe.
+    /// Sends a prepared message from a signal handler, on a socket of its own (the shared one
+    /// may be closed, and its number reused, by the thread the handler interrupted), waiting at
+    /// most ``bound``. Async-signal-safe.
     func sendPrepared(_ bytes: UnsafePointer<UInt8>, count: Int) {
-        var fd = socket.load(ordering: .sequentiallyConsistent)
-        var own = false
-        var stream = isStream.load(ordering: .sequentiallyConsistent)
-        if fd < 0 {
-            fd = connect(stream: &stream)
-            own = fd >= 0
-        }
+        var stream = false
+        let fd = connect(stream: &stream)
         guard fd >= 0 else { return }
         let wait = stuck.load(ordering: .sequentiallyConsistent) ? 0 : Self.bound
         _ = Self.send(fd, bytes, count, stream: stream, until: Self.now() + wait, watchingHeldSignals: false)
-        if own { close(fd) }
+        close(fd)
     }
 
     private func give(_ outcome: Outcome) -> Outcome {
