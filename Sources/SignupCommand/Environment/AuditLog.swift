@@ -52,7 +52,7 @@ enum AuditLog {
         case passwordReset(email: String)
         /// A code typed back outside public mode that is not the one mailed (public mode: ``Refusal/wrongCode``).
         case wrongCode(email: String)
-        /// The mail command failed or overran: no mail, nothing stored. With the client's address in public mode.
+        /// The mail command failed or overran: no mail, nothing stored. With the client's address when there is one, as a code mailed has it.
         case mailFailed(detail: String)
     }
 
