@@ -40,11 +40,6 @@ static inline const char *signup_catalog_text(const char *domain, const char *ms
 
 #include <syslog.h>
 
-// syslog(3) is a C variadic function, which Swift cannot call: the audit log's one door
-// (Sources/SignupCommand/Environment/AuditLog.swift is its only caller).
-
-/// Opens the connection to the system logger on the next line: ident `signup`, the process id in every line.
-static inline void signup_openlog(int facility) { openlog("signup", LOG_PID, facility); }
-
-/// Writes `line` as it is (never read as a format) at `priority`, a facility or-ed with a level.
-static inline void signup_syslog(int priority, const char *line) { syslog(priority, "%s", line); }
+// syslog.h for its facilities and levels (LOG_AUTHPRIV, LOG_INFO…) only: the audit log sends its
+// lines itself (Sources/SignupCommand/Environment/LoggerSocket.swift), since syslog(3) blocks
+// for as long as the logger does not read.

@@ -54,6 +54,33 @@ import Glibc
         }
     }
 
+    @Test(.enabled(if: getuid() == 0, "needs root to give a folder to nobody"))
+    func aFolderAnotherUserOwnsIsRefusedOnTheWayAndThroughALink() throws {
+        try withTemporaryFolder { folder throws in
+            let owned = folder.file("theirs")
+            mkdir(owned, 0o755)
+            mkdir(owned + "/mine", 0o755)
+            let path = owned + "/mine/signup.conf"
+            _ = FileManager.default.createFile(atPath: path, contents: Data("a = b\n".utf8))
+            chmod(path, 0o644)
+            #expect(throws: Never.self) { try TrustedFile.check(Array(path.utf8)) }
+            lchown(owned, 65534, 65534)
+            var error = #expect(throws: StoreError.self) { try TrustedFile.check(Array(path.utf8)) }
+            #expect(error?.description == "cannot use \(path): its folder \(owned) belongs to user nobody (65534), who could remove or replace the file",
+                    "\(String(describing: error))")
+            // A link on the way in a folder of ours, to a folder of theirs: theirs is still looked in.
+            let link = folder.file("link")
+            symlink(owned + "/mine", link)
+            error = #expect(throws: StoreError.self) { try TrustedFile.check(Array((link + "/signup.conf").utf8)) }
+            #expect(error?.description.contains("its folder \(owned) belongs to user nobody (65534)") == true, "\(String(describing: error))")
+            // Its own folder.
+            lchown(owned, 0, 0)
+            lchown(owned + "/mine", 65534, 65534)
+            error = #expect(throws: StoreError.self) { try TrustedFile.check(Array(path.utf8)) }
+            #expect(error?.description.contains("its folder \(owned)/mine belongs to user nobody (65534)") == true, "\(String(describing: error))")
+        }
+    }
+
     @Test(.enabled(if: getuid() == 0, "needs root to give the file to nobody"))
     func aFileAnotherUserOwnsIsRefusedWhateverItsMode() throws {
         try withTemporaryFolder { folder throws in

@@ -1,4 +1,5 @@
 @testable import SignupCommand
+import Foundation
 import Glibc
 import Testing
 
@@ -90,5 +91,120 @@ import Testing
         #expect(SyslogFacility(rawValue: "AUTH") == nil)
         #expect(SyslogFacility.authpriv.code == LOG_AUTHPRIV)
         #expect(SyslogFacility.auth.code == LOG_AUTH)
+    }
+
+    @Test func aResetSaysWhatWasMailedAndAFailedMailFromWhere() {
+        #expect(AuditLog.line(for: .resetCodeMailed(email: "bob@example.com"), from: "203.0.113.7", by: "reset (uid 999)")
+            == "password reset code mailed from 203.0.113.7 by reset (uid 999): bob@example.com")
+        #expect(AuditLog.line(for: .resetRefusalMailed(email: "bob@example.com"), from: "203.0.113.7", by: "reset (uid 999)")
+            == "password reset refusal mailed from 203.0.113.7 by reset (uid 999): bob@example.com")
+        #expect(AuditLog.line(for: .mailFailed(detail: "the mail command failed (exit 75)"), from: "2001:db8::7", by: user)
+            == "mail not sent from 2001:db8::7 by alice (uid 1000): the mail command failed (exit 75)")
+        #expect(AuditLog.line(for: .mailFailed(detail: "the mail command failed (exit 75)"), from: nil, by: user)
+            == "mail not sent by alice (uid 1000): the mail command failed (exit 75)")
+    }
+
+    /// The login a line names: `LOGNAME` only when the password database gives it this uid.
+    @Test func theUserIsTheLoginOnlyWhenItHasThisUid() {
+        let uid = getuid()
+        let plain = AuditLog.user(environment: [:], uid: uid)
+        #expect(plain.hasSuffix(" (uid \(uid))"))
+        #expect(AuditLog.user(environment: ["LOGNAME": "nobody"], uid: uid) == (uid == 65534 ? "nobody (uid 65534)" : plain))
+        #expect(AuditLog.user(environment: ["LOGNAME": "no-such-login-here"], uid: uid) == plain)
+        #expect(AuditLog.user(environment: ["LOGNAME": "root\nforged"], uid: 0) == AuditLog.user(environment: [:], uid: 0))
+        #expect(AuditLog.user(environment: ["LOGNAME": "nobody"], uid: 65534) == "nobody (uid 65534)")
+    }
+
+    /// The message is syslog(3)'s: `<PRI>Mmm dd hh:mm:ss signup[PID]: LINE`, the day padded with a space.
+    @Test func theMessageIsSyslogsWithItsTime() {
+        func stamp(_ seconds: Int) -> String {
+            var bytes = [UInt8](repeating: 0, count: 15)
+            bytes.withUnsafeMutableBufferPointer { AuditLog.writeTimestamp(seconds, to: $0.baseAddress!) }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        #expect(stamp(0) == "Jan  1 00:00:00")
+        #expect(stamp(1_700_000_000) == "Nov 14 22:13:20")
+        #expect(stamp(951_782_400 + 86_399) == "Feb 29 23:59:59")
+        #expect(stamp(-1) == "Dec 31 23:59:59")
+        // Every day of a leap year and the next, as the C library writes it in UTC.
+        for day in 0..<731 {
+            let seconds = 1_704_067_200 + day * 86_400 + day * 37
+            var time = time_t(seconds)
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            var expected = [UInt8](repeating: 0, count: 32)
+            let count = expected.withUnsafeMutableBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { strftime($0.baseAddress!, 32, "%b %e %H:%M:%S", &parts) }
+            }
+            #expect(stamp(seconds) == String(decoding: expected.prefix(count), as: UTF8.self))
+        }
+        let (bytes, timeAt) = AuditLog.message(LOG_AUTHPRIV | LOG_INFO, line: "account created by x (uid 1): a@example.com", at: 0)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(timeAt == 4)
+        #expect(text.hasPrefix("<86>"))
+        #expect(text.dropFirst(19).hasPrefix(" signup[\(getpid())]: account created by x (uid 1): a@example.com"))
+        #expect(text.hasSuffix("a@example.com"))
+    }
+
+    /// A logger that does not read (a datagram socket whose queue is full): a line is given up
+    /// within the bound, and the next one at once; a logger that reads gets the message whole;
+    /// no socket, or one nobody is bound to, loses the line at once.
+    @Test func aLoggerThatDoesNotReadHoldsALineOnlyForItsBound() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signup-logger-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/log"
+        let receiver = try Self.boundSocket(path)
+        defer { close(receiver) }
+        // Fill its queue, as a logger that stopped reading leaves it.
+        let filler = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        defer { close(filler) }
+        #expect(Self.connect(filler, path) == 0)
+        var junk = [UInt8](repeating: 0x78, count: 256)
+        while send(filler, &junk, junk.count, 0) > 0 {}
+        let stuck = LoggerSocket(path: path)
+        var started = LoggerSocket.now()
+        #expect(stuck.deliver(Array("<86>a line".utf8)) == .notTaken)
+        let waited = LoggerSocket.now() - started
+        #expect(waited >= LoggerSocket.bound - 50 && waited < 15_000, "\(waited) ms")
+        started = LoggerSocket.now()
+        #expect(stuck.deliver(Array("<86>another".utf8)) == .notTaken)
+        #expect(LoggerSocket.now() - started < LoggerSocket.bound)
+        // Read one message: the queue has room again, and a logger that reads gets what was sent.
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        while recv(receiver, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 {}
+        #expect(stuck.deliver(Array("<86>taken".utf8)) == .sent)
+        let got = recv(receiver, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        #expect(got > 0 && String(decoding: buffer[0..<max(got, 0)], as: UTF8.self) == "<86>taken")
+        // No logger there: lost at once.
+        #expect(LoggerSocket(path: folder + "/none").deliver(Array("<86>x".utf8)) == .noLogger)
+        let stale = folder + "/stale"
+        close(try Self.boundSocket(stale))
+        #expect(LoggerSocket(path: stale).deliver(Array("<86>x".utf8)) == .noLogger)
+    }
+
+    static func boundSocket(_ path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        return fd
+    }
+
+    static func connect(_ fd: Int32, _ path: String) -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
     }
 }

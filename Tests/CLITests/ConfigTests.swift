@@ -240,6 +240,27 @@ import Testing
         #expect(run.status == 64 && run.stderr == "error: the SIGNUP_CONFIG file cannot be opened: No such file or directory\n", "\(run.stderr)")
     }
 
+    /// The owner of a folder the file is looked up in can remove it, or put another in its place:
+    /// the file is refused even though root owns it, in its own folder or higher up the path.
+    @Test(.enabled(if: getuid() == 0, "needs root to give a folder to nobody"))
+    func aFileInAFolderAnotherUserOwnsIsRefused() {
+        let box = Sandbox()
+        let file = Self.userFile(box, "database = mine.sqlite\n")
+        let folder = box.folder.appendingPathComponent("xdg/signup").path
+        let above = box.folder.appendingPathComponent("xdg").path
+        for owned in [folder, above] {
+            chown(owned, 65534, 65534)
+            let run = box.run(["config"], environment: Self.reading(box))
+            #expect(run.status == 64, "\(run.stderr)")
+            #expect(run.stderr == "error: \(file) cannot be used: its folder \(owned) belongs to user nobody (65534), who could remove or replace the file\n",
+                    "\(run.stderr)")
+            chown(owned, 0, 0)
+        }
+        // Back with root: the same file is read.
+        let run = box.run(["config"], environment: Self.reading(box))
+        #expect(run.status == 0 && run.stdout.contains("mine.sqlite"), "\(run.stderr)")
+    }
+
     @Test func theFileLimitsAPublicSignup() {
         let box = Sandbox()
         Self.userFile(box, "database = public.sqlite\npublic.per-client = 1\npublic.prove-address = no\n")

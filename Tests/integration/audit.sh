@@ -276,6 +276,32 @@ for name in ("filter.d/signup.conf", "jail.d/signup.conf"):
 PY
 [ "$failures" -ne "$failures_before" ] || echo "audit: fail2ban-regex matched the $matched refusals with an address, each with its host, and none of the changes"
 
+# A reset's lines say what was mailed, and name the login it came in as: the recipe's `reset`
+# shares its uid with `new` (docs/public-signup.md), here with root's, in this namespace's own
+# copy of the password database; sshd sets LOGNAME to the login.
+failures_before="$failures"
+cp /etc/passwd "$tmp/passwd"
+printf 'reset:x:%s:%s::/nonexistent:/usr/sbin/nologin\n' "$(id -u)" "$(id -g)" >>"$tmp/passwd"
+mount --bind "$tmp/passwd" /etc/passwd
+reset_status=0
+printf 'alice@example.com\n000000\n' | LOGNAME=reset SIGNUP_CONFIG="$tmp/mail.conf" SSH_CONNECTION="198.51.100.50 50022 192.0.2.1 22" \
+    "$SIGNUP_BIN" reset --public --db "$db" >/dev/null 2>&1 || reset_status=$?
+printf 'nobody-here@example.com\n000000\n' | LOGNAME=reset SIGNUP_CONFIG="$tmp/mail.conf" public 198.51.100.51 "$reset_status" reset --public --db "$db"
+for _ in $(seq 100); do grep -q 'nobody-here@example.com' "$tmp/tagged" && break; sleep 0.05; done
+reset_user="reset (uid $(id -u))"
+for want in "authpriv.info signup: password reset code mailed from 198.51.100.50 by $reset_user: alice@example.com" \
+            "authpriv.info signup: password reset refusal mailed from 198.51.100.51 by $reset_user: nobody-here@example.com"; do
+    sed -E 's/signup\[[0-9]+\]:/signup:/' "$tmp/tagged" | grep -qxF "$want" || fail "no line '$want': $(grep -F 'password reset' "$tmp/tagged")"
+done
+umount /etc/passwd
+# A public session whose mail command fails: the line says from where.
+printf 'mail.command = /bin/false\n' >"$tmp/false-mail.conf"
+printf 'failed@example.com\n' | SIGNUP_CONFIG="$tmp/false-mail.conf" public 198.51.100.52 75 --public --db "$db"
+for _ in $(seq 100); do grep -q 'mail not sent from 198.51.100.52' "$tmp/tagged" && break; sleep 0.05; done
+sed -E 's/signup\[[0-9]+\]:/signup:/' "$tmp/tagged" | grep -qF "authpriv.err signup: mail not sent from 198.51.100.52 by $user: " \
+    || fail "a public session's failed mail has no line with the client's address: $(grep -F 'mail not sent' "$tmp/tagged")"
+[ "$failures" -ne "$failures_before" ] || echo "audit: a reset's lines say code mailed or refusal mailed, by the login it came in as; a failed mail says from where"
+
 # No logger at all: no /dev/log, then a socket nobody listens on. signup works and says no more.
 failures_before="$failures"
 daemon="$(cat "$tmp/rsyslogd.pid")"; kill "$daemon"; rm -f "$tmp/rsyslogd.pid"
@@ -320,6 +346,76 @@ got, took = os.waitstatus_to_exitcode(code), time.time() - started
 if got != -signal.SIGHUP or took > 10:
     print(f"audit: with a logger that stopped reading, a hang-up ended with {got} after {took:.1f} s, not by SIGHUP"); sys.exit(1)
 print(f"audit: with a logger that stopped reading, a hang-up still ends by SIGHUP ({took:.1f} s)")
+PY
+rm -f /dev/log
+
+# A logger that stopped reading holds no command: each of these stores its change, gives the
+# line up within moments with a note (none in public mode: that is the stranger's screen), and
+# ends with its usual status; syslog(3) held every one of them for ever after its commit, with
+# its signals held, and a sign-up said "Waiting for the database" meanwhile. A SIGTERM during
+# the wait ends the process by SIGTERM.
+python3 - "$SIGNUP_BIN" "$tmp" "$password" "$other" "$weak" "$reset_status" <<'PY' || fail "a logger that stopped reading held a command"
+import os, signal, socket, sqlite3, subprocess, sys, time
+binary, tmp, password, other, weak, reset_status = sys.argv[1:7]
+db = tmp + "/stuck.sqlite"
+logger = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); logger.bind("/dev/log")
+filler = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); filler.setblocking(False)
+try:
+    while True: filler.sendto(b"x" * 256, "/dev/log")
+except BlockingIOError: pass
+note = "warning: the system logger did not take the audit log's line in time: the line is lost\n"
+public_env = {"SSH_CONNECTION": "203.0.113.60 50022 192.0.2.1 22"}
+def state(email):
+    row = sqlite3.connect(db).execute("SELECT state, password_hash FROM account WHERE email = ?", (email,)).fetchone()
+    return row
+with open(tmp + "/stuck.csv", "w") as f:
+    f.write("email,password_hash\nweak2@example.com,%s\n" % weak)
+runs = [  # (name, arguments, input, expected status, noted, stored)
+    ("sign-up", ["--db", db], f"s@example.com\n{password}\n{password}\n", 0, True, lambda: state("s@example.com") is not None),
+    ("public sign-up", ["--public", "--no-prove-address", "--db", db], f"p@example.com\n{password}\n{password}\n", 0, False,
+     lambda: state("p@example.com")[0] == "pending"),
+    ("passwd", ["passwd", "s@example.com", "--db", db, "--password-file", tmp + "/other"], "", 0, True, lambda: True),
+    ("disable", ["disable", "s@example.com", "--db", db], "", 0, True, lambda: state("s@example.com")[0] == "disabled"),
+    ("enable", ["enable", "s@example.com", "--db", db], "", 0, True, lambda: state("s@example.com")[0] == "active"),
+    ("import", ["import", tmp + "/stuck.csv", "--db", db], "", 0, True, lambda: state("weak2@example.com") is not None),
+    ("verify", ["verify", "weak2@example.com", "--db", db], password + "\n", 0, True, lambda: state("weak2@example.com")[1] != weak),
+    ("delete", ["delete", "weak2@example.com", "--db", db, "--yes"], "", 0, True, lambda: state("weak2@example.com") is None),
+    ("public reset", ["reset", "--public", "--db", db], "s@example.com\n000000\n", int(reset_status), False, lambda: True),
+]
+ok = True
+for name, arguments, given, status, noted, stored in runs:
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent", "SIGNUP_CONFIG": tmp + "/mail.conf"}
+    if "--public" in arguments: env.update(public_env)
+    started = time.time()
+    try:
+        run = subprocess.run([binary] + arguments, input=given.encode(), capture_output=True, timeout=15, env=env)
+    except subprocess.TimeoutExpired:
+        print(f"audit: with a logger that stopped reading, {name} did not end in 15 s"); ok = False; continue
+    took, err = time.time() - started, run.stderr.decode()
+    if run.returncode != status or not stored() or (note in err) != noted or "Waiting for the database" in err:
+        print(f"audit: with a logger that stopped reading, {name} exited {run.returncode} (not {status}), stored: {stored()}: {err[-300:]!r}"); ok = False
+    else:
+        print(f"audit: with a logger that stopped reading, {name} ended with {status} in {took:.1f} s, its change stored" + (", noted" if noted else ""))
+# SIGTERM while the line waits: the process ends by it; the change is stored. The wait is short:
+# the signal is sent as soon as the change is seen, and a try that missed the wait is made again.
+ended = None
+for attempt in range(5):
+    subprocess.run([binary, "enable", "s@example.com", "--db", db], capture_output=True, timeout=15, env={"PATH": "/usr/bin:/bin"})
+    child = subprocess.Popen([binary, "disable", "s@example.com", "--db", db], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "SIGNUP_CONFIG": "/dev/null"})
+    deadline = time.time() + 15
+    while time.time() < deadline and child.poll() is None and state("s@example.com")[0] != "disabled": time.sleep(0.005)
+    child.send_signal(signal.SIGTERM)
+    try: ended = child.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        child.kill(); child.wait(); ended = "hung"; break
+    child.stderr.close()
+    if ended == -signal.SIGTERM: break
+if ended != -signal.SIGTERM or state("s@example.com")[0] != "disabled":
+    print(f"audit: with a logger that stopped reading, SIGTERM during the wait ended disable with {ended}, not by SIGTERM"); ok = False
+else:
+    print("audit: with a logger that stopped reading, SIGTERM during the wait ends the command by SIGTERM, its change stored")
+sys.exit(0 if ok else 1)
 PY
 rm -f /dev/log
 

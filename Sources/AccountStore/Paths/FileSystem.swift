@@ -56,8 +56,8 @@ package enum FileSystem {
     ///
     /// `beforeWriting` checks as a writer would, without creating anything: a missing file
     /// in a folder others can write is refused, as a writer would refuse it. `database` false
-    /// walks a file that is not a database (``TrustedFile``): no side files, and messages that
-    /// do not speak of SQLite's.
+    /// walks a file that is not a database (``TrustedFile``): no side files, messages that
+    /// do not speak of SQLite's, and every folder it is looked up in belongs to root or us.
     static func resolve(_ path: DatabasePath, creatingFolders: Bool, beforeWriting: Bool = false, database: Bool = true) throws(StoreError) -> Resolved {
         var pending = components(path.bytes)
         guard let name = pending.popLast(), name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")],
@@ -75,6 +75,7 @@ package enum FileSystem {
                 if !folders.isEmpty { folders.removeLast(); infos.removeLast() }
                 continue
             }
+            if !database { try checkFolderOwner(infos.last!, at: joined(folders), path: path) }
             let here = joined(folders + [next])
             var info = stat()
             if lstatBytes(here, &info) != 0 {
@@ -106,6 +107,7 @@ package enum FileSystem {
 
         let folder = joined(folders)
         let folderInfo = infos.last!
+        if !database { try checkFolderOwner(folderInfo, at: folder, path: path) }
         let file = joined(folders + [name])
         var info = stat()
         let found = lstatBytes(file, &info) == 0
@@ -176,6 +178,16 @@ package enum FileSystem {
             throw .unavailable(reason: "cannot use \(path): the folder \(visible(folder)) can be written by other users "
                 + "(mode \(octal(info.st_mode))), who could replace what it holds")
         }
+    }
+
+    /// For a file that is not a database: refuses a folder it is looked up in (on the way, or
+    /// holding a link on the way) that belongs to another user than root or us, who could
+    /// remove or replace what it holds. A service account's folder holds its database; it
+    /// never holds the settings of someone else.
+    private static func checkFolderOwner(_ info: stat, at folder: [UInt8], path: DatabasePath) throws(StoreError) {
+        guard info.st_uid != 0, info.st_uid != geteuid() else { return }
+        throw .unavailable(reason: "cannot use \(path): its folder \(visible(folder)) belongs to \(userName(info.st_uid)), "
+            + "who could remove or replace the file")
     }
 
     /// Refuses an entry owned by another user than root or us in a folder that others can write.

@@ -12,7 +12,9 @@ import Darwin
 /// rules, after OpenSSH's StrictModes): no folder on the way writable by its group or others
 /// unless sticky, its own folder not writable by them at all, the file a regular file (never a
 /// symbolic link) that its group and others cannot write; and, stricter than for a database,
-/// the file belongs to root or to the user running signup.
+/// the file and every folder it is looked up in (its own, those on the way, those holding a
+/// link on the way) belong to root or to the user running signup: the owner of any of them
+/// could remove the file or put another in its place.
 public enum TrustedFile {
     /// The file's identity when it can be trusted, to compare with the descriptor then opened.
     public struct Identity: Sendable, Equatable {

@@ -49,8 +49,24 @@ struct CreateOptions: ParsableArguments {
     @Flag(help: .english("A stranger's sign-up (an SSH forced command): time and attempt limits, no job control."))
     var `public` = false
 
-    @Flag(inversion: .prefixedNo, help: .english("Mail a code to the address and ask for it before the account is stored (default: with --public, public.prove-address, else no)."))
-    var proveAddress: Bool? = nil
+    @Flag(exclusivity: .chooseLast)
+    var addressProof: AddressProofFlag?
+
+    /// `--prove-address` and `--no-prove-address`, the last one given deciding: two flags with a
+    /// text each. One flag with an inversion gives both names one help, and signup(1) said of
+    /// `--no-prove-address` that it mails a code.
+    enum AddressProofFlag: EnumerableFlag {
+        case proveAddress, noProveAddress
+
+        static func help(for value: AddressProofFlag) -> ArgumentHelp? {
+            switch value {
+            case .proveAddress:
+                .english("Mail a code to the address and ask for it before the account is stored (default: with --public, public.prove-address, else no).")
+            case .noProveAddress:
+                .english("Mail no code: store the account without proving the address, also with --public (overrides public.prove-address = yes).")
+            }
+        }
+    }
 
     @Option(help: .english("With --public: seconds to answer one question (default: public.answer-seconds, else 60).", value: Translation.english("seconds")))
     var idleTimeout: Int?
@@ -78,7 +94,7 @@ struct CreateOptions: ParsableArguments {
         var plan = passwordOptions.plan
         plan.email = email
         plan.dryRun = dryRun
-        plan.proveAddress = proveAddress
+        plan.proveAddress = addressProof.map { $0 == .proveAddress }
         // Each limit not given comes from the configuration (public.*), else its default.
         if `public` {
             plan.audience = .stranger(SignUpPlan.PublicOptions(

@@ -5,7 +5,7 @@ import SignupCore
 import Synchronization
 import WizardTerminal
 
-/// The audit log: one line through syslog(3) for every change to an account and every refusal of
+/// The audit log: one line to the system logger for every change to an account and every refusal of
 /// a public sign-up, as `useradd`, `passwd` and `sshd` write theirs (docs/audit-log.md).
 ///
 /// Every line is made here, in one shape:
@@ -19,9 +19,11 @@ import WizardTerminal
 /// before it: a fail2ban filter anchored at the line's start matches only signup's own words.
 /// Never a password, a hash, a code or a policy.
 ///
-/// Nothing is done before the first line: `openlog` and `syslog` run only when one is written,
-/// and a system with no logger (no `/dev/log`) loses the line silently. This file is the only
-/// caller of `openlog`, `syslog` and `inet_pton`.
+/// Nothing is done before the first line: the socket to the logger opens when one is written,
+/// and a system with no logger (no `/dev/log`) loses the line silently. A logger that does not
+/// take a line within ``LoggerSocket/bound`` loses it too, with a note on standard error: the
+/// change is stored, and the command ends as it would have. This file and ``LoggerSocket`` are
+/// the only door to the logger; this file the only caller of `inet_pton`.
 enum AuditLog {
     /// A change to an account, written at `LOG_INFO` once it is stored.
     enum Change {
@@ -42,13 +44,15 @@ enum AuditLog {
         case addressVerified(email: String)
         /// A sign-up with an address that has an account: its owner was mailed a notice, no code.
         case ownerNotified(email: String)
-        /// `signup reset`: a mail was handed over for the address (a code, or a notice that it cannot be reset).
-        case resetRequested(email: String)
+        /// `signup reset`: a code was handed over for the address (an active account's).
+        case resetCodeMailed(email: String)
+        /// `signup reset`: the address was mailed that it cannot be reset (no account, or one not active).
+        case resetRefusalMailed(email: String)
         /// `signup reset` stored a new password.
         case passwordReset(email: String)
         /// A code typed back outside public mode that is not the one mailed (public mode: ``Refusal/wrongCode``).
         case wrongCode(email: String)
-        /// The mail command failed or overran: no mail, nothing stored.
+        /// The mail command failed or overran: no mail, nothing stored. With the client's address when there is one, as a code mailed has it.
         case mailFailed(detail: String)
     }
 
@@ -95,7 +99,8 @@ enum AuditLog {
     static func record(_ change: Change, environment: [String: String] = IO.environment()) {
         guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
         let address: String? = switch change {
-        case .createdPending, .codeSent, .addressVerified, .ownerNotified, .resetRequested, .passwordReset: clientAddress(environment: environment)
+        case .createdPending, .codeSent, .addressVerified, .ownerNotified, .resetCodeMailed, .resetRefusalMailed, .passwordReset, .mailFailed:
+            clientAddress(environment: environment)
         default: nil
         }
         if case .mailFailed = change {
@@ -127,10 +132,11 @@ enum AuditLog {
         case .codeSent(let email): "address code mailed\(from(address)) by \(user): \(shown(email))"
         case .addressVerified(let email): "address verified\(from(address)) by \(user): \(shown(email))"
         case .ownerNotified(let email): "sign-up notice mailed to the owner\(from(address)) by \(user): \(shown(email))"
-        case .resetRequested(let email): "password reset requested\(from(address)) by \(user): \(shown(email))"
+        case .resetCodeMailed(let email): "password reset code mailed\(from(address)) by \(user): \(shown(email))"
+        case .resetRefusalMailed(let email): "password reset refusal mailed\(from(address)) by \(user): \(shown(email))"
         case .passwordReset(let email): "password reset\(from(address)) by \(user): \(shown(email))"
         case .wrongCode(let email): "wrong address code by \(user): \(shown(email))"
-        case .mailFailed(let detail): "mail not sent by \(user): \(bounded(VisibleText.of(detail), 400))"
+        case .mailFailed(let detail): "mail not sent\(from(address)) by \(user): \(bounded(VisibleText.of(detail), 400))"
         }
     }
 
@@ -168,10 +174,27 @@ enum AuditLog {
     }
 
     /// `alice (uid 1000)`: the real user running signup, by name when the password database has one.
-    static var user: String {
-        let uid = getuid()
-        guard let name = FileSystem.accountName(of: uid) else { return "? (uid \(uid))" }
+    static var user: String { user(environment: IO.environment()) }
+
+    /// `alice (uid 1000)` for the real user, named by the login it came in as when the password
+    /// database gives several names one uid (`new` and `reset` of docs/public-signup.md): the
+    /// environment's `LOGNAME` (which sshd, login and cron set) when that name has this uid, else
+    /// the database's first name for it. A `LOGNAME` of another uid, or of none, changes nothing:
+    /// whoever sets it can choose among the names of their own uid only.
+    static func user(environment: [String: String], uid: uid_t = getuid()) -> String {
+        let login = environment["LOGNAME"].flatMap { uidOf($0) == uid ? $0 : nil }
+        guard let name = login ?? FileSystem.accountName(of: uid) else { return "? (uid \(uid))" }
         return "\(bounded(VisibleText.of(name), 64)) (uid \(uid))"
+    }
+
+    /// The uid the password database gives `name`; nil when it has none. The corresponding C function is `getpwnam_r`.
+    private static func uidOf(_ name: String) -> uid_t? {
+        guard !name.isEmpty, name.utf8.count <= 256, !name.utf8.contains(0) else { return nil }
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
+        return entry.pw_uid
     }
 
     /// `email` as a line shows it: visible (no control, newline or bidirectional character) and bounded.
@@ -183,7 +206,8 @@ enum AuditLog {
 
     /// Prepares the lines a signal that ends a public session's wait writes (`deadline`: the
     /// idle timeout's or the session's time), and has `TerminalGuard` write them then. They
-    /// are made before the wait: the handler only hands prepared bytes to syslog.
+    /// are made before the wait: the handler only stamps the time and hands prepared bytes to
+    /// the logger (``LoggerSocket/sendPrepared(_:count:)``).
     static func prepareDeadline(_ deadline: Refusal, environment: [String: String] = IO.environment()) {
         guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
         let address = clientAddress(environment: environment)
@@ -202,51 +226,124 @@ enum AuditLog {
         }
     }
 
-    /// A line in memory that is never freed, for a signal handler to pass to syslog.
+    /// A whole message in memory that is never freed, for a signal handler to send: made when
+    /// it is set, but for its time, which the handler writes.
     final class PreparedLine: @unchecked Sendable {
-        static let capacity = 1024
+        static let capacity = AuditLog.lineBound + 64
         static let deadline = PreparedLine()
         static let ended = PreparedLine()
 
-        private let bytes = UnsafeMutablePointer<CChar>.allocate(capacity: PreparedLine.capacity)
-        private let priority = Atomic<Int32>(-1)
+        private let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: PreparedLine.capacity)
+        /// The message's length; -1 while none is set.
+        private let count = Atomic<Int>(-1)
+        /// Where the time goes in it, and the local time's offset from UTC when it was set.
+        private let timeAt = Atomic<Int>(0)
+        private let utcOffset = Atomic<Int>(0)
 
-        var isSet: Bool { priority.load(ordering: .sequentiallyConsistent) >= 0 }
+        var isSet: Bool { count.load(ordering: .sequentiallyConsistent) >= 0 }
 
+        /// Makes the message of `text` at `priority` (a level: the facility is the log's).
         func set(_ priority: Int32, _ text: String) {
-            self.priority.store(-1, ordering: .sequentiallyConsistent)
-            let utf8 = Array(text.utf8.prefix(Self.capacity - 1))
-            for (index, byte) in utf8.enumerated() { bytes[index] = CChar(bitPattern: byte) }
-            bytes[utf8.count] = 0
-            self.priority.store(priority, ordering: .sequentiallyConsistent)
+            count.store(-1, ordering: .sequentiallyConsistent)
+            let now = time(nil)
+            let (message, timeAt) = AuditLog.message(AuditLog.facilityValue.load(ordering: .sequentiallyConsistent) | priority, line: text, at: now)
+            let kept = min(message.count, Self.capacity)
+            message.withUnsafeBufferPointer { bytes.update(from: $0.baseAddress!, count: kept) }
+            self.timeAt.store(timeAt, ordering: .sequentiallyConsistent)
+            utcOffset.store(AuditLog.utcOffset(at: now), ordering: .sequentiallyConsistent)
+            count.store(kept, ordering: .sequentiallyConsistent)
         }
 
+        /// Stamps the time and sends the message; async-signal-safe.
         func writeToLog() {
-            let priority = priority.load(ordering: .sequentiallyConsistent)
-            guard priority >= 0 else { return }
-            AuditLog.open()
-            signup_syslog(AuditLog.facilityValue.load(ordering: .sequentiallyConsistent) | priority, bytes)
+            let count = self.count.load(ordering: .sequentiallyConsistent)
+            guard count >= 0 else { return }
+            AuditLog.writeTimestamp(time(nil) + utcOffset.load(ordering: .sequentiallyConsistent), to: bytes + timeAt.load(ordering: .sequentiallyConsistent))
+            LoggerSocket.system.sendPrepared(bytes, count: count)
         }
     }
 
     // MARK: - The door
 
+    /// The most bytes of a line, after signup's own words and the email's bound.
+    static let lineBound = 1023
+
     private static let facilityValue = Atomic<Int32>(LOG_AUTHPRIV)
-    private static let opened = Atomic<Bool>(false)
     private static let silenced = Atomic<Bool>(false)
+    private static let losesQuietly = Atomic<Bool>(false)
     private static let refusingReset = Atomic<Bool>(false)
     private static let preparedUser = Mutex<String?>(nil)
 
-    /// Writes one line; the first one opens the log.
+    /// From now on a line the logger does not take is lost without a note on standard error: in
+    /// public mode that is the stranger's screen, and what the log misses is no one's business there.
+    static func loseQuietly() { losesQuietly.store(true, ordering: .sequentiallyConsistent) }
+
+    /// Writes one line: hands it to the logger (``LoggerSocket``), waiting at most its bound.
     private static func write(_ priority: Int32, _ line: String) {
         guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
-        open()
-        bounded(line, PreparedLine.capacity - 1).withCString { signup_syslog(facilityValue.load(ordering: .sequentiallyConsistent) | priority, $0) }
+        let (message, _) = message(facilityValue.load(ordering: .sequentiallyConsistent) | priority, line: line, at: time(nil))
+        let outcome = LoggerSocket.system.deliver(message)
+        guard outcome == .notTaken || outcome == .interrupted else { return }
+        if !losesQuietly.load(ordering: .sequentiallyConsistent) {
+            IO.write("warning: " + Translation.signup(Translation.english("the system logger did not take the audit log's line in time: the line is lost")) + "\n", to: 2)
+        }
+        if outcome == .interrupted {
+            // A signal that came while the line waited: it ends the process as it would have
+            // anywhere else. The change is stored, so no report says that nothing was saved.
+            TerminalGuard.prepareInterruptReport(conversation: "", result: "")
+            TerminalGuard.releaseSignals()
+        }
     }
 
-    private static func open() {
-        guard !opened.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        signup_openlog(facilityValue.load(ordering: .sequentiallyConsistent))
+    /// The message syslog(3) would send for `line` (cut to ``lineBound``) at `priority` (a
+    /// facility or-ed with a level), sent at `time`: `<PRI>Mmm dd hh:mm:ss signup[PID]: LINE`;
+    /// and where its time starts.
+    static func message(_ priority: Int32, line: String, at time: time_t) -> (bytes: [UInt8], timeAt: Int) {
+        var bytes = Array("<\(priority)>".utf8)
+        let timeAt = bytes.count
+        bytes += [UInt8](repeating: UInt8(ascii: " "), count: 15)
+        bytes.withUnsafeMutableBufferPointer { writeTimestamp(time + utcOffset(at: time), to: $0.baseAddress! + timeAt) }
+        bytes += Array(" signup[\(getpid())]: ".utf8)
+        bytes += Array(bounded(line, lineBound).utf8)
+        return (bytes, timeAt)
+    }
+
+    /// Local time's offset from UTC at `time`, in seconds. The corresponding C function is `localtime_r`.
+    static func utcOffset(at time: time_t) -> Int {
+        var time = time
+        var local = tm()
+        guard localtime_r(&time, &local) != nil else { return 0 }
+        return local.tm_gmtoff
+    }
+
+    /// Writes `Mmm dd hh:mm:ss` (15 bytes; the day padded with a space, as syslog(3) writes it) for
+    /// `seconds` since the epoch, already moved to local time. Async-signal-safe: no allocation, no lock.
+    static func writeTimestamp(_ seconds: Int, to out: UnsafeMutablePointer<UInt8>) {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let second = seconds - days * 86_400
+        // The civil date of a day count (Howard Hinnant's days_from_civil, inverted).
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 2 : monthFromMarch - 10  // 0 is January
+        let names: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
+        for index in 0..<3 { out[index] = names.utf8Start[month * 3 + index] }
+        func digits(_ value: Int, at offset: Int, pad: UInt8) {
+            out[offset] = value < 10 ? pad : UInt8(ascii: "0") + UInt8(value / 10)
+            out[offset + 1] = UInt8(ascii: "0") + UInt8(value % 10)
+        }
+        out[3] = UInt8(ascii: " ")
+        digits(day, at: 4, pad: UInt8(ascii: " "))
+        out[6] = UInt8(ascii: " ")
+        digits(second / 3600, at: 7, pad: UInt8(ascii: "0"))
+        out[9] = UInt8(ascii: ":")
+        digits(second / 60 % 60, at: 10, pad: UInt8(ascii: "0"))
+        out[12] = UInt8(ascii: ":")
+        digits(second % 60, at: 13, pad: UInt8(ascii: "0"))
     }
 
     private static func from(_ address: String?) -> String {

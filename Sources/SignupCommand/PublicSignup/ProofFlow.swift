@@ -69,7 +69,11 @@ struct ProofFlow {
         } catch {
             end(Translation.english("The code could not be mailed; try again later. Nothing was saved."), detail: error.detail)
         }
-        AuditLog.record(isReset ? .resetRequested(email: email) : kind == nil ? .codeSent(email: email) : .ownerNotified(email: email))
+        if isReset {
+            AuditLog.record(kind == nil ? .resetCodeMailed(email: email) : .resetRefusalMailed(email: email))
+        } else {
+            AuditLog.record(kind == nil ? .codeSent(email: email) : .ownerNotified(email: email))
+        }
     }
 
     /// Mails the owner of `email` that someone tried to sign up with it, when nothing may be said

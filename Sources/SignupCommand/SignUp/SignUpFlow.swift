@@ -67,6 +67,7 @@ struct SignUpFlow {
         }
         let settings = try Settings.load(config: plan.config)
         if plan.isReset && plan.isPublic { AuditLog.refuseAsReset() }
+        if plan.isPublic { AuditLog.loseQuietly() }
         let location = try settings.location(given: plan.db).value
         let policy = try settings.policy(named: plan.policy, file: plan.policyFile).policy
         let session = plan.publicOptions.map {
@@ -318,6 +319,8 @@ struct SignUpFlow {
                 } else {
                     account = try store.create(email: submission.email, passwordHash: hash, at: Date(), whenLocked: TerminalGuard.holdSignals)
                 }
+                // The write is over: nothing waits for the database any more, whatever the audit log's line waits for.
+                notice.cancel()
                 AuditLog.record(publicSignup == nil ? .created(email: submission.email) : .createdPending(email: submission.email))
                 return .succeeded(submission.created(id: account.id))
             } catch {
