@@ -54,8 +54,8 @@ enum AuditLog {
 
     /// Why a public sign-up was refused or ended, written at `LOG_WARNING` (a limit) or `LOG_NOTICE`.
     enum Refusal {
-        /// The per-client or overall count of accounts in the window (the store's reason says which).
-        case rateLimit(reason: String)
+        /// A limit of the store (accounts, mails or codes; per client, overall or per account): which one, as a value.
+        case rateLimit(LimitRefusal)
         case emailTaken(email: String)
         case idleTimeout(seconds: Int)
         case sessionTimeUp
@@ -95,7 +95,7 @@ enum AuditLog {
     static func record(_ change: Change, environment: [String: String] = IO.environment()) {
         guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
         let address: String? = switch change {
-        case .createdPending, .codeSent, .addressVerified, .ownerNotified, .resetRequested, .passwordReset: clientAddress(environment: environment)
+        case .createdPending, .codeSent, .addressVerified, .ownerNotified, .resetRequested, .passwordReset, .mailFailed: clientAddress(environment: environment)
         default: nil
         }
         if case .mailFailed = change {
@@ -130,15 +130,14 @@ enum AuditLog {
         case .resetRequested(let email): "password reset requested\(from(address)) by \(user): \(shown(email))"
         case .passwordReset(let email): "password reset\(from(address)) by \(user): \(shown(email))"
         case .wrongCode(let email): "wrong address code by \(user): \(shown(email))"
-        case .mailFailed(let detail): "mail not sent by \(user): \(bounded(VisibleText.of(detail), 400))"
+        case .mailFailed(let detail): "mail not sent\(from(address)) by \(user): \(bounded(VisibleText.of(detail), 400))"
         }
     }
 
     /// The priority and line for `refusal` from `address` (an IP address, or nil), made by `user`.
     static func line(for refusal: Refusal, from address: String?, by user: String) -> (Int32, String) {
         let (priority, detail): (Int32, String) = switch refusal {
-        case .rateLimit(let reason):
-            (LOG_WARNING, reason.contains("from your address") ? "client limit reached" : "overall limit reached")
+        case .rateLimit(let refusal): (LOG_WARNING, limitReached(refusal.scope))
         case .emailTaken(let email): (LOG_NOTICE, "email taken: \(shown(email))")
         case .idleTimeout(let seconds): (LOG_WARNING, "no answer for \(seconds) s")
         case .sessionTimeUp: (LOG_WARNING, "session time is up")
@@ -150,6 +149,15 @@ enum AuditLog {
         case .tooManyMails: (LOG_WARNING, "too many mails")
         }
         return (priority, "\(refusing) refused\(from(address)) by \(user): \(detail)")
+    }
+
+    /// The words of a limit's line: which count was full.
+    private static func limitReached(_ scope: LimitRefusal.Scope) -> String {
+        switch scope {
+        case .perClient: "client limit reached"
+        case .overall: "overall limit reached"
+        case .perAccount: "account limit reached"
+        }
     }
 
     /// The client's address for a line: the first word of `SSH_CONNECTION` (else `SSH_CLIENT`)
