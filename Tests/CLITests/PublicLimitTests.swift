@@ -136,6 +136,24 @@ import Testing
         #expect(signUp(4, from: "2001:db8:1:3::1").status == 65)
     }
 
+    /// A code the account's bound keeps from being checked is judged as a wrong one (counted,
+    /// hashed and compared), even when it is the right code; once allowed again it matches.
+    @Test func aCodeTheAccountsBoundKeepsNeverMatches() throws {
+        let proof = AddressProof()
+        try proof.expect("123456", for: "bob@example.com")
+        proof.mayCheck("123 456", false)
+        #expect(proof.attempt("123456") == .wrong(left: 4))
+        #expect(!proof.accepts("123-456"))
+        proof.mayCheck("123456", true)
+        #expect(proof.attempt("123456") == .matched)
+    }
+
+    /// A mail command that failed in a public session leaves a line with the client's address.
+    @Test func aFailedMailNamesTheClient() {
+        #expect(AuditLog.line(for: .mailFailed(detail: "the mail command failed (exit 1)"), from: "203.0.113.7", by: "new (uid 999)")
+                == "mail not sent from 203.0.113.7 by new (uid 999): the mail command failed (exit 1)")
+    }
+
     @Test func aClientCountsByItsIPv6Slash64() {
         #expect(PublicSession.origin(ofAddress: "2001:db8:1:2::1") == "2001:db8:1:2::/64")
         #expect(PublicSession.origin(ofAddress: "2001:0DB8:0001:0002:ffff:0:0:9") == "2001:db8:1:2::/64")
