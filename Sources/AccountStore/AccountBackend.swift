@@ -18,15 +18,30 @@ public protocol AccountBackend: AnyObject {
     ) throws(StoreError) -> Account
     /// Stores a public sign-up's account in the `pending` state, recording `origin` (the client's
     /// address), if `limits` leave room for one more from that origin and from everyone in their
-    /// window; else throws ``StoreError/limitReached(reason:)``, storing nothing. The count and the
+    /// window; else throws ``StoreError/limitReached(_:)``, storing nothing. The count and the
     /// insert are one transaction, serialized with every other public sign-up.
     func createPending(
         email: String, passwordHash: PasswordHash, at date: Date, origin: String, limits: SignupLimits, whenLocked: () -> Void
     ) throws(StoreError) -> Account
-    /// Records one mail a public session sends (a code, a notice) from `origin`, if `limits` leave
-    /// room for it (``SignupLimits/mailRefusal(fromOrigin:fromAll:)``); else throws
-    /// ``StoreError/limitReached(reason:)``, recording nothing. Serialized with every public sign-up.
-    func recordMail(origin: String, at date: Date, limits: SignupLimits) throws(StoreError)
+    /// Records one mail of `purpose` a public session would send (a code, a notice) from `origin`
+    /// to `email`'s account, if `limits` leave room for it from that origin and from everyone
+    /// (``SignupLimits/mailRefusal(fromOrigin:fromAll:purpose:)``); else throws
+    /// ``StoreError/limitReached(_:)``, recording nothing.
+    ///
+    /// Returns the refusal of the account's own bound (``SignupLimits/accountMailRefusal(toAccount:purpose:)``)
+    /// when `email`'s key had its mails of `purpose` in the account window: then the mail must not
+    /// be sent, and it counts against the client and everyone all the same (not against the
+    /// account), so the stranger sees nothing of the account's count. Nil: send it. One
+    /// transaction, serialized with every public sign-up.
+    func recordMail(origin: String, purpose: LimitPurpose, toEmail email: String, at date: Date, limits: SignupLimits) throws(StoreError) -> LimitRefusal?
+    /// Counts one code of `purpose` typed back for `email`'s account, if its bound
+    /// (``SignupLimits/codeRefusal(forAccount:purpose:)``) leaves room; else returns that refusal,
+    /// counting nothing, and the code must not be checked. Whichever client types it, in whichever
+    /// process: one transaction, serialized with every public sign-up.
+    func admitCode(forEmail email: String, purpose: LimitPurpose, at date: Date, limits: SignupLimits) throws(StoreError) -> LimitRefusal?
+    /// The email of the account with this email's key as it is stored (mail about an account goes
+    /// there, never to the spelling typed), or nil when no account has the key.
+    func storedEmail(forEmail email: String) throws(StoreError) -> String?
     /// Whether an account with this email's key exists.
     func isTaken(email: String) throws(StoreError) -> Bool
     /// What a password for this email is checked against: its account's stored hash or, when

@@ -135,22 +135,56 @@ public final class AccountStore: Sendable {
                 "SELECT count(*) FROM account WHERE origin = ? AND created_at >= ?", [.text(origin), .text(since)]) ?? 0
             let fromAll = try db.integer(
                 "SELECT count(*) FROM account WHERE origin IS NOT NULL AND created_at >= ?", [.text(since)]) ?? 0
-            if let refusal = limits.refusal(fromOrigin: Int(fromOrigin), fromAll: Int(fromAll)) { throw refusal }
+            if let refusal = limits.refusal(fromOrigin: Int(fromOrigin), fromAll: Int(fromAll)) { throw StoreError.limitReached(refusal) }
         }
     }
 
-    /// Records a public session's mail if `limits` leave room (``AccountBackend/recordMail(origin:at:limits:)``):
-    /// the count, the insert and the removal of rows past the window are one immediate transaction.
-    public func recordMail(origin: String, at date: Date, limits: SignupLimits) throws(StoreError) {
+    /// Records a public session's mail if `limits` leave room (``AccountBackend/recordMail(origin:purpose:toEmail:at:limits:)``):
+    /// the counts, the insert and the removal of rows past both windows are one immediate transaction.
+    public func recordMail(origin: String, purpose: LimitPurpose, toEmail email: String, at date: Date, limits: SignupLimits) throws(StoreError) -> LimitRefusal? {
         try checkWritable()
-        let since = Self.timestamp(date.addingTimeInterval(-Double(limits.windowSeconds)))
-        try writing { db in
-            try db.execute("DELETE FROM mail_sent WHERE sent_at < ?", [.text(since)])
-            let fromOrigin = try db.integer("SELECT count(*) FROM mail_sent WHERE origin = ?", [.text(origin)]) ?? 0
-            let fromAll = try db.integer("SELECT count(*) FROM mail_sent", []) ?? 0
-            if let refusal = limits.mailRefusal(fromOrigin: Int(fromOrigin), fromAll: Int(fromAll)) { throw refusal }
-            try db.execute("INSERT INTO mail_sent (origin, sent_at) VALUES (?, ?)", [.text(origin), .text(Self.timestamp(date))])
+        let key = try Self.checkedKey(forEmail: email)
+        let (since, accountSince, oldest) = Self.windows(limits, at: date)
+        return try writing { db in
+            try db.execute("DELETE FROM mail_sent WHERE sent_at < ?", [.text(oldest)])
+            let fromOrigin = try db.integer("SELECT count(*) FROM mail_sent WHERE origin = ? AND purpose = ? AND sent_at >= ?",
+                                            [.text(origin), .text(purpose.rawValue), .text(since)]) ?? 0
+            let fromAll = try db.integer("SELECT count(*) FROM mail_sent WHERE purpose = ? AND sent_at >= ?", [.text(purpose.rawValue), .text(since)]) ?? 0
+            if let refusal = limits.mailRefusal(fromOrigin: Int(fromOrigin), fromAll: Int(fromAll), purpose: purpose) {
+                throw StoreError.limitReached(refusal)
+            }
+            let toAccount = try db.integer("SELECT count(*) FROM mail_sent WHERE email_key = ? AND purpose = ? AND sent_at >= ?",
+                                           [.text(key), .text(purpose.rawValue), .text(accountSince)]) ?? 0
+            let withheld = limits.accountMailRefusal(toAccount: Int(toAccount), purpose: purpose)
+            try db.execute("INSERT INTO mail_sent (origin, sent_at, purpose, email_key) VALUES (?, ?, ?, ?)",
+                           [.text(origin), .text(Self.timestamp(date)), .text(purpose.rawValue), withheld == nil ? .text(key) : .null])
+            return withheld
         }
+    }
+
+    /// Counts a code checked for an account if its bound leaves room (``AccountBackend/admitCode(forEmail:purpose:at:limits:)``):
+    /// the count, the insert and the removal of rows past the account window are one immediate transaction.
+    public func admitCode(forEmail email: String, purpose: LimitPurpose, at date: Date, limits: SignupLimits) throws(StoreError) -> LimitRefusal? {
+        try checkWritable()
+        let key = try Self.checkedKey(forEmail: email)
+        let (_, accountSince, _) = Self.windows(limits, at: date)
+        return try writing { db in
+            try db.execute("DELETE FROM code_checked WHERE checked_at < ?", [.text(accountSince)])
+            let checked = try db.integer("SELECT count(*) FROM code_checked WHERE email_key = ? AND purpose = ?",
+                                         [.text(key), .text(purpose.rawValue)]) ?? 0
+            if let refusal = limits.codeRefusal(forAccount: Int(checked), purpose: purpose) { return refusal }
+            try db.execute("INSERT INTO code_checked (email_key, purpose, checked_at) VALUES (?, ?, ?)",
+                           [.text(key), .text(purpose.rawValue), .text(Self.timestamp(date))])
+            return nil
+        }
+    }
+
+    /// The starts of `limits`' windows that end at `date`, as stored timestamps: the one of the
+    /// counts per client and overall, the one of the counts per account, and the older of the two.
+    static func windows(_ limits: SignupLimits, at date: Date) -> (client: String, account: String, oldest: String) {
+        let client = date.addingTimeInterval(-Double(limits.windowSeconds))
+        let account = date.addingTimeInterval(-Double(limits.accountWindowSeconds))
+        return (timestamp(client), timestamp(account), timestamp(min(client, account)))
     }
 
     private func checkWritable() throws(StoreError) {
@@ -315,6 +349,24 @@ public final class AccountStore: Sendable {
     /// Whether an account with this email key already exists.
     public func isTaken(email: String) throws(StoreError) -> Bool {
         try passwordHash(forEmail: email) != nil
+    }
+
+    /// The account's email as stored (``AccountBackend/storedEmail(forEmail:)``).
+    public func storedEmail(forEmail email: String) throws(StoreError) -> String? {
+        let key = try Self.checkedKey(forEmail: email)
+        return try reading { db in
+            if hasOldKeys {
+                // The keys on disk are an earlier rule's: today's key of every email is compared.
+                var found: String?
+                try db.withStatement("SELECT \(SafeColumn.text("email")) FROM account") { rows in
+                    while try rows.step() {
+                        if found == nil, try Self.checkedKey(forEmail: rows.text(0)) == key { found = rows.text(0) }
+                    }
+                }
+                return found
+            }
+            return try db.text("SELECT \(SafeColumn.text("email")) FROM account WHERE email_key = ?", [.text(key)])
+        }
     }
 
     /// Calls `body` with each account in id order, one row in memory at a time, until it returns false.

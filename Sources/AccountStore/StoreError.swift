@@ -6,9 +6,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case emailTaken
     /// No account has this email's key (a change, a state, a delete: nothing was done).
     case noAccount
-    /// A public sign-up's limit was reached (``SignupLimits``): too many accounts from this client
-    /// or from everyone in the window. Nothing was stored; the reason says when to try again.
-    case limitReached(reason: String)
+    /// A public limit was reached (``SignupLimits``): which one, as a value (too many accounts or
+    /// mails from this client or from everyone in the window). Nothing was stored; its message
+    /// says when to try again.
+    case limitReached(LimitRefusal)
     /// The database cannot be used: disk full, read-only, locked, missing folder, not a database.
     ///
     /// The reason is a short sentence for people that names the path; it never
@@ -22,8 +23,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "An account with this email already exists"
         case .noAccount:
             "No account has this email"
-        case .limitReached(let reason):
-            reason
+        case .limitReached(let refusal):
+            refusal.message
         case .unavailable(let reason):
             reason
         }

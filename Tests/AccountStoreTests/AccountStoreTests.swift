@@ -82,7 +82,7 @@ struct AccountStoreTests {
             let tables = try sqliteRows(path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'account'")
             #expect(tables == ["account"])
             let migrations = try sqliteRows(path, "SELECT identifier FROM grdb_migrations")
-            #expect(migrations == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin", "v5-email-key-idna", "v6-mail-sent", "v7-email-key-mailbox"])
+            #expect(migrations == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin", "v5-email-key-idna", "v6-mail-sent", "v7-email-key-mailbox", "v8-limit-counts"])
             let columns = try sqliteRows(path, "SELECT name, type, \"notnull\", pk FROM pragma_table_info('account')")
             #expect(columns == [
                 "id|INTEGER|0|1", "email|TEXT|1|0", "email_key|TEXT|1|0", "password_hash|TEXT|1|0", "created_at|TEXT|1|0",

@@ -69,7 +69,7 @@ struct EarlierReleaseTests {
         }
     }
 
-    @Test("write: it opens with v5-email-key-idna, v6-mail-sent and v7-email-key-mailbox to run, which re-keys only Ölaf.Straße, and a new account continues the ids",
+    @Test("write: it opens with v5-email-key-idna, v6-mail-sent, v7-email-key-mailbox and v8-limit-counts to run, which re-keys only Ölaf.Straße, and a new account continues the ids",
           arguments: fixtures)
     func grows(fixture: String) throws {
         try withTemporaryFolder { folder throws in
@@ -101,21 +101,30 @@ struct EarlierReleaseTests {
             #expect(try store.verificationTarget(forEmail: "alice@example.com") == .account(hash: hash.phc))
             #expect(try store.verificationTarget(forEmail: "frank@example.com") == .account(hash: hash.phc))
 
-            // Same schema but the table of mails (v6); the bookkeeping gains the key migration, so an
+            // Same schema but the tables of the limits (v6, v8); the bookkeeping gains the key migration, so an
             // earlier release, which would compute other keys for international domains, refuses the file as a newer one's.
-            #expect(try sqliteRows(path, "SELECT identifier FROM grdb_migrations ORDER BY rowid") == migrations + ["v5-email-key-idna", "v6-mail-sent", "v7-email-key-mailbox"])
+            #expect(try sqliteRows(path, "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+                == migrations + ["v5-email-key-idna", "v6-mail-sent", "v7-email-key-mailbox", "v8-limit-counts"])
             let grown = try sqliteRows(path, "SELECT sql FROM sqlite_master ORDER BY name")
-            #expect(grown.filter { !$0.contains("mail_sent") } == schema)
-            #expect(grown.filter { $0.contains("mail_sent") }.sorted() == Self.mailSentSchema)
+            #expect(grown.filter { !Self.isLimitTable($0) } == schema)
+            #expect(grown.filter(Self.isLimitTable).sorted() == Self.limitTablesSchema)
             #expect(try sqliteRows(path, "PRAGMA journal_mode") == ["wal"])
         }
     }
 
-    /// The statements of `v6-mail-sent`, as sqlite_master keeps them.
-    static let mailSentSchema = [
+    /// The statements of `v6-mail-sent` and `v8-limit-counts`, as sqlite_master keeps them.
+    static let limitTablesSchema = [
+        "CREATE INDEX code_checked_email_key ON code_checked (email_key, purpose, checked_at)",
+        "CREATE INDEX mail_sent_email_key ON mail_sent (email_key, purpose, sent_at)",
         "CREATE INDEX mail_sent_origin_sent_at ON mail_sent (origin, sent_at)",
-        "CREATE TABLE mail_sent (origin TEXT NOT NULL, sent_at TEXT NOT NULL)",
+        "CREATE TABLE code_checked (email_key TEXT NOT NULL, purpose TEXT NOT NULL, checked_at TEXT NOT NULL)",
+        "CREATE TABLE mail_sent (origin TEXT NOT NULL, sent_at TEXT NOT NULL, purpose TEXT NOT NULL DEFAULT 'sign-up', email_key TEXT)",
     ]
+
+    /// Whether `row` (of sqlite_master) is one of the limits' tables or indexes.
+    static func isLimitTable(_ row: String) -> Bool {
+        row.contains("mail_sent") || row.contains("code_checked")
+    }
 
     @Test("a new file gets the schema an earlier release made, byte for byte, and its bookkeeping and the key migration", arguments: fixtures)
     func newFileMatches(fixture: String) throws {
@@ -124,11 +133,11 @@ struct EarlierReleaseTests {
             let new = folder.file("new.sqlite")
             _ = try AccountStore(path: new).create(email: "alice@example.com", passwordHash: fakeHash)
             let schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
-            // The earlier release's schema, byte for byte, and the table of mails (v6-mail-sent).
-            #expect(try sqliteRows(new, schema).filter { !$0.contains("mail_sent") } == sqliteRows(old, schema))
-            #expect(try sqliteRows(new, "SELECT sql FROM sqlite_master WHERE tbl_name = 'mail_sent'").sorted() == Self.mailSentSchema)
+            // The earlier release's schema, byte for byte, and the tables of the limits (v6-mail-sent, v8-limit-counts).
+            #expect(try sqliteRows(new, schema).filter { !Self.isLimitTable($0) } == sqliteRows(old, schema))
+            #expect(try sqliteRows(new, "SELECT sql FROM sqlite_master WHERE tbl_name IN ('mail_sent', 'code_checked')").sorted() == Self.limitTablesSchema)
             let applied = "SELECT identifier FROM grdb_migrations ORDER BY rowid"
-            #expect(try sqliteRows(new, applied) == sqliteRows(old, applied) + ["v5-email-key-idna", "v6-mail-sent", "v7-email-key-mailbox"])
+            #expect(try sqliteRows(new, applied) == sqliteRows(old, applied) + ["v5-email-key-idna", "v6-mail-sent", "v7-email-key-mailbox", "v8-limit-counts"])
         }
     }
 }

@@ -205,7 +205,7 @@ struct EmailKeyTests {
             let store = try AccountStore(path: path)
             #expect(try sqliteRows(path, "SELECT identifier FROM grdb_migrations ORDER BY identifier")
                 == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin", "v5-email-key-idna", "v6-mail-sent",
-                    "v7-email-key-mailbox"])
+                    "v7-email-key-mailbox", "v8-limit-counts"])
             #expect(try sqliteRows(path, "SELECT id, email_key FROM account ORDER BY id")
                 == ["1|straße@example.de", "2|οδυσσεασ@example.gr", "3|bob@example.com"])
             #expect(throws: StoreError.emailTaken) { try store.create(email: "ΟΔΥΣΣΕΑΣ@example.gr", passwordHash: fakeHash) }

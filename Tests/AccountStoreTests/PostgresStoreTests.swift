@@ -86,7 +86,7 @@ struct PostgresStoreTests {
             _ = try location.openForWriting()
             let database = try #require(location.databaseName)
             #expect(try TestPostgres.psql("SELECT identifier FROM grdb_migrations ORDER BY identifier", database: database)
-                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin", "v5-email-key-idna", "v6-mail-sent", "v7-email-key-mailbox"])
+                == ["v1-accounts", "v2-email-key-casefold", "v3-account-state", "v4-account-origin", "v5-email-key-idna", "v6-mail-sent", "v7-email-key-mailbox", "v8-limit-counts"])
             let columns = try TestPostgres.psql("""
                 SELECT column_name, data_type, is_nullable FROM information_schema.columns
                 WHERE table_name = 'account' ORDER BY ordinal_position
@@ -118,7 +118,7 @@ struct PostgresStoreTests {
             #expect(outcomes.all.filter { $0 == "created" }.count == 1)
             #expect(outcomes.all.filter { $0 == "taken" }.count == 31, "\(outcomes.all.filter { $0.hasPrefix("error") })")
             let database = try #require(location.databaseName)
-            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["7"])
+            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["8"])
             #expect(try TestPostgres.psql("SELECT count(*) FROM account", database: database) == ["1"])
         }
     }
@@ -133,7 +133,7 @@ struct PostgresStoreTests {
             #expect(writing?.description.contains("newer version of signup (migration v9-from-the-future)") == true)
             let reading = #expect(throws: StoreError.self) { try location.openExisting() }
             #expect(reading == writing)
-            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["8"])
+            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["9"])
         }
     }
 
@@ -176,7 +176,7 @@ struct PostgresStoreTests {
             #expect(error?.description.contains("Bob@Example.com") == true)
             #expect(error?.description.contains("BOB@example.com") == true)
             #expect(try TestPostgres.psql("SELECT email_key FROM account WHERE email = 'BOB@example.com'", database: database) == ["stale-3"])
-            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["6"])
+            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["7"])
         }
     }
 
@@ -202,7 +202,7 @@ struct PostgresStoreTests {
             #expect(reason.contains("Anna@XN--BCHER-KVA.de") && reason.contains("and 1 more account would share a key"), "\(reason)")
             #expect(reason.contains("nothing was changed"))
             #expect(try TestPostgres.psql("SELECT email_key FROM account WHERE id > 2 ORDER BY id", database: database) == ["stale-1", "stale-2"])
-            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["6"])
+            #expect(try TestPostgres.psql("SELECT count(*) FROM grdb_migrations", database: database) == ["7"])
         }
     }
 

@@ -1,3 +1,4 @@
+import AccountStore
 @testable import SignupCommand
 import Foundation
 import Glibc
@@ -34,11 +35,15 @@ import Testing
     }
 
     @Test func refusalsStartWithTheAddressAndHaveTheirPriority() {
-        let client = "too many accounts were created from your address recently; try again in up to 60 minutes"
-        let overall = "too many accounts were created recently; try again in up to 60 minutes"
+        // The limit's scope decides the words, never the sentence the stranger reads (in their language).
+        let client = LimitRefusal(scope: .perClient, counted: .accounts, purpose: .signUp, windowSeconds: 3600)
+        let overall = LimitRefusal(scope: .overall, counted: .mails, purpose: .reset, windowSeconds: 3600)
+        let account = LimitRefusal(scope: .perAccount, counted: .codes, purpose: .reset, windowSeconds: 86400)
         let cases: [(AuditLog.Refusal, Int32, String)] = [
-            (.rateLimit(reason: client), LOG_WARNING, "client limit reached"),
-            (.rateLimit(reason: overall), LOG_WARNING, "overall limit reached"),
+            (.rateLimit(client), LOG_WARNING, "client limit reached"),
+            (.rateLimit(overall), LOG_WARNING, "overall limit reached"),
+            (.rateLimit(account), LOG_WARNING, "account limit reached"),
+            (.rateLimit(LimitRefusal(scope: .perClient, counted: .mails, purpose: .reset, windowSeconds: 60)), LOG_WARNING, "client limit reached"),
             (.emailTaken(email: "bob@example.com"), LOG_NOTICE, "email taken: bob@example.com"),
             (.idleTimeout(seconds: 60), LOG_WARNING, "no answer for 60 s"),
             (.sessionTimeUp, LOG_WARNING, "session time is up"),

@@ -116,8 +116,13 @@ import Testing
         let json = box.run(["config", "--json"], environment: Self.reading(box))
         let settings = json.json["settings"] as? [String: Any] ?? [:]
         #expect(settings.keys.sorted() == ["argon2.memory", "argon2.parallelism", "argon2.passes", "database", "mail.command", "mail.from",
-                                           "policy", "policy-file", "public.answer-seconds", "public.limit-window", "public.overall",
+                                           "policy", "policy-file", "public.account-window", "public.answer-seconds", "public.codes-per-account",
+                                           "public.limit-window", "public.mails-per-account", "public.overall",
                                            "public.per-client", "public.prove-address", "public.session-seconds", "syslog.facility"])
+        // The bounds per account, with their defaults.
+        #expect(lines.contains("default public.account-window = 86400"))
+        #expect(lines.contains("default public.mails-per-account = 5"))
+        #expect(lines.contains("default public.codes-per-account = 10"))
         #expect(settings["policy-file"] is NSNull)
         #expect((settings["argon2.memory"] as? [String: Any])?["value"] as? Int == 47104)
         #expect(((settings["syslog.facility"] as? [String: Any])?["origin"] as? [String: Any])?["line"] as? Int == 4)
@@ -156,6 +161,8 @@ import Testing
         ("mail.command = sendmail -t -i\n", "line 1: mail.command must start with the program's absolute path"),
         ("mail.from = nobody\n", "line 1: mail.from takes an email address"),
         ("public.overall =\n", "line 1: public.overall has no value"),
+        ("public.codes-per-account = 0\n", "line 1: public.codes-per-account takes a whole number from 1 to 1000000000"),
+        ("public.account-window = 1 day\n", "line 1: public.account-window takes a whole number from 1 to 1000000000"),
         ("policy = strict\npolicy-file = p.json\n", "line 2: policy and policy-file (line 1) name two policies"),
         ("\n\nid = caf\u{E9}\n", "line 3: unknown key id"),
     ])

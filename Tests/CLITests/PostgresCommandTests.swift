@@ -171,7 +171,7 @@ struct PostgresCommandTests {
         #expect(statuses.all.filter { $0 == 0 }.count == 1)
         #expect(statuses.all.filter { $0 == 65 }.count == 31, "\(statuses.all.sorted()) \(unexpected.all)")
         #expect(db.rows == 1)
-        #expect(db.psql("SELECT count(*) FROM grdb_migrations") == ["7"])
+        #expect(db.psql("SELECT count(*) FROM grdb_migrations") == ["8"])
     }
 
     @Test(arguments: ["create", "list", "verify"])

@@ -27,7 +27,7 @@ public final class PostgresStore: AccountBackend {
     /// The migrations this program knows, in order; the SQLite store's names, so both backends agree.
     static let migrationNames = [
         "v1-accounts", "v2-email-key-casefold", Migrations.accountState, Migrations.accountOrigin, Migrations.idnaKeys, Migrations.mailSent,
-        Migrations.mailboxKeys,
+        Migrations.mailboxKeys, Migrations.limitCounts,
     ]
     /// `pg_advisory_xact_lock` key under which migrations run: "signup" in ASCII.
     static let migrationLock = "115471698949488"
@@ -104,26 +104,59 @@ public final class PostgresStore: AccountBackend {
         try insert(email: email, passwordHash: passwordHash, at: date, state: .pending, publicSignup: (origin, limits), whenLocked: whenLocked)
     }
 
-    /// Records a public session's mail if `limits` leave room (``AccountBackend/recordMail(origin:at:limits:)``),
+    /// Records a public session's mail if `limits` leave room (``AccountBackend/recordMail(origin:purpose:toEmail:at:limits:)``),
     /// under the public sign-ups' lock.
-    public func recordMail(origin: String, at date: Date, limits: SignupLimits) throws(StoreError) {
-        let since = AccountStore.timestamp(date.addingTimeInterval(-Double(limits.windowSeconds)))
-        var refusal: StoreError?
+    public func recordMail(origin: String, purpose: LimitPurpose, toEmail email: String, at date: Date, limits: SignupLimits) throws(StoreError) -> LimitRefusal? {
+        let key = try AccountStore.checkedKey(forEmail: email)
+        let (since, accountSince, oldest) = AccountStore.windows(limits, at: date)
+        var refusal: LimitRefusal?
+        var withheld: LimitRefusal?
+        try underPublicLock { () throws(PGFailure) in
+            try connection.execute("DELETE FROM mail_sent WHERE sent_at < $1", [oldest])
+            let counts = try connection.execute("""
+                SELECT count(*) FILTER (WHERE origin = $1 AND sent_at >= $3), count(*) FILTER (WHERE sent_at >= $3),
+                       count(*) FILTER (WHERE email_key = $4 AND sent_at >= $5)
+                FROM mail_sent WHERE purpose = $2
+                """, [origin, purpose.rawValue, since, key, accountSince])
+            let count = { (column: Int) in Int(counts.first?[column] ?? "") ?? 0 }
+            refusal = limits.mailRefusal(fromOrigin: count(0), fromAll: count(1), purpose: purpose)
+            guard refusal == nil else { return }
+            withheld = limits.accountMailRefusal(toAccount: count(2), purpose: purpose)
+            try connection.execute("INSERT INTO mail_sent (origin, sent_at, purpose, email_key) VALUES ($1, $2, $3, $4)",
+                                   [origin, AccountStore.timestamp(date), purpose.rawValue, withheld == nil ? key : nil])
+        }
+        if let refusal { throw .limitReached(refusal) }
+        return withheld
+    }
+
+    /// Counts a code checked for an account if its bound leaves room (``AccountBackend/admitCode(forEmail:purpose:at:limits:)``),
+    /// under the public sign-ups' lock.
+    public func admitCode(forEmail email: String, purpose: LimitPurpose, at date: Date, limits: SignupLimits) throws(StoreError) -> LimitRefusal? {
+        let key = try AccountStore.checkedKey(forEmail: email)
+        let (_, accountSince, _) = AccountStore.windows(limits, at: date)
+        var refusal: LimitRefusal?
+        try underPublicLock { () throws(PGFailure) in
+            try connection.execute("DELETE FROM code_checked WHERE checked_at < $1", [accountSince])
+            let counts = try connection.execute("SELECT count(*) FROM code_checked WHERE email_key = $1 AND purpose = $2", [key, purpose.rawValue])
+            refusal = limits.codeRefusal(forAccount: Int(counts.first?[0] ?? "") ?? 0, purpose: purpose)
+            guard refusal == nil else { return }
+            try connection.execute("INSERT INTO code_checked (email_key, purpose, checked_at) VALUES ($1, $2, $3)",
+                                   [key, purpose.rawValue, AccountStore.timestamp(date)])
+        }
+        return refusal
+    }
+
+    /// Runs `body` in a transaction that holds the public sign-ups' lock, committed when it returns.
+    private func underPublicLock(_ body: () throws(PGFailure) -> Void) throws(StoreError) {
         do {
             try connection.execute("BEGIN")
             try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [String(Self.publicSignupLock)])
-            try connection.execute("DELETE FROM mail_sent WHERE sent_at < $1", [since])
-            let counts = try connection.execute("SELECT count(*) FILTER (WHERE origin = $1), count(*) FROM mail_sent", [origin])
-            refusal = limits.mailRefusal(fromOrigin: Int(counts.first?[0] ?? "") ?? 0, fromAll: Int(counts.first?[1] ?? "") ?? 0)
-            if refusal == nil {
-                try connection.execute("INSERT INTO mail_sent (origin, sent_at) VALUES ($1, $2)", [origin, AccountStore.timestamp(date)])
-            }
+            try body()
             try connection.execute("COMMIT")
         } catch {
             _ = try? connection.execute("ROLLBACK")
             throw storeError(error)
         }
-        if let refusal { throw refusal }
     }
 
     /// The lock public sign-ups take for their count and insert ("signup-p" in ASCII).
@@ -137,7 +170,7 @@ public final class PostgresStore: AccountBackend {
         let key = try AccountStore.checkedKey(forEmail: email)
         let createdAt = AccountStore.timestamp(date)
         var inserted: [[String?]] = []
-        var refusal: StoreError?
+        var refusal: LimitRefusal?
         do {
             try connection.execute("BEGIN")
             if let (origin, limits) = publicSignup {
@@ -164,7 +197,7 @@ public final class PostgresStore: AccountBackend {
         }
         if let refusal {
             _ = try? connection.execute("ROLLBACK")
-            throw refusal
+            throw .limitReached(refusal)
         }
         guard let idText = inserted.first?[0], let id = Int64(idText) else {
             _ = try? connection.execute("ROLLBACK")
@@ -311,6 +344,22 @@ public final class PostgresStore: AccountBackend {
         let key = try AccountStore.checkedKey(forEmail: email)
         return try run { () throws(PGFailure) in
             try !connection.execute("SELECT 1 FROM account WHERE email_key = $1", [key]).isEmpty
+        }
+    }
+
+    /// The account's email as stored (``AccountBackend/storedEmail(forEmail:)``).
+    public func storedEmail(forEmail email: String) throws(StoreError) -> String? {
+        let key = try AccountStore.checkedKey(forEmail: email)
+        if hasOldKeys {
+            // The keys on disk are an earlier rule's: today's key of every email is compared.
+            let rows = try run { () throws(PGFailure) in try connection.execute("SELECT email FROM account", []) }
+            for row in rows {
+                if let stored = row[0], try AccountStore.checkedKey(forEmail: stored) == key { return stored }
+            }
+            return nil
+        }
+        return try run { () throws(PGFailure) in
+            try connection.execute("SELECT email FROM account WHERE email_key = $1", [key]).first?[0] ?? nil
         }
     }
 
@@ -572,6 +621,8 @@ public final class PostgresStore: AccountBackend {
             for statement in Migrations.accountOriginColumns { try connection.execute(statement) }
         case Migrations.mailSent:
             for statement in Migrations.mailSentTable { try connection.execute(statement) }
+        case Migrations.limitCounts:
+            for statement in Migrations.limitCountTables { try connection.execute(statement) }
         default:
             throw PGFailure(.server(sqlstate: "signup"), "unknown migration \(migration)")
         }

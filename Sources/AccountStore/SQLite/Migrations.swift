@@ -10,7 +10,8 @@ enum Migrations {
     static let idnaKeys = "v5-email-key-idna"
     static let mailSent = "v6-mail-sent"
     static let mailboxKeys = "v7-email-key-mailbox"
-    static let known: Set<String> = [accountsTable, caseFoldedKeys, accountState, accountOrigin, idnaKeys, mailSent, mailboxKeys]
+    static let limitCounts = "v8-limit-counts"
+    static let known: Set<String> = [accountsTable, caseFoldedKeys, accountState, accountOrigin, idnaKeys, mailSent, mailboxKeys, limitCounts]
     /// The migrations that recompute every key with ``AccountStore/key(forEmail:)``: until all
     /// have run, the keys on disk may not be today's.
     static let keyMigrations = [caseFoldedKeys, idnaKeys, mailboxKeys]
@@ -34,6 +35,18 @@ enum Migrations {
     static let mailSentTable = [
         "CREATE TABLE mail_sent (origin TEXT NOT NULL, sent_at TEXT NOT NULL)",
         "CREATE INDEX mail_sent_origin_sent_at ON mail_sent (origin, sent_at)",
+    ]
+
+    /// What `v8-limit-counts` adds, in both backends' SQL: the purpose each mail was spent on (a
+    /// sign-up or a reset: separate budgets; every earlier row was a sign-up's or shared) and the
+    /// key of the account it went to (NULL when the account's own bound kept it from being sent),
+    /// and one row for each code checked for an account, which the bounds per account count.
+    static let limitCountTables = [
+        "ALTER TABLE mail_sent ADD COLUMN purpose TEXT NOT NULL DEFAULT 'sign-up'",
+        "ALTER TABLE mail_sent ADD COLUMN email_key TEXT",
+        "CREATE INDEX mail_sent_email_key ON mail_sent (email_key, purpose, sent_at)",
+        "CREATE TABLE code_checked (email_key TEXT NOT NULL, purpose TEXT NOT NULL, checked_at TEXT NOT NULL)",
+        "CREATE INDEX code_checked_email_key ON code_checked (email_key, purpose, checked_at)",
     ]
 
     /// The table that records which migrations have run, one row each (`identifier`). Its name
@@ -74,6 +87,9 @@ enum Migrations {
         // `οδυσσεασ`. Every key is computed again with letter case and IDNA only. This splits
         // keys and never joins two, but a clash still stops it the same way.
         (mailboxKeys, { db in try recomputeKeys(db) }),
+        (limitCounts, { db in
+            for statement in limitCountTables { try db.execute(statement) }
+        }),
     ]
 
     /// Computes every key again in Swift with ``AccountStore/key(forEmail:)`` and writes those

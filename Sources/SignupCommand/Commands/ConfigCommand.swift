@@ -42,6 +42,8 @@ struct ConfigCommand: ParsableCommand {
             Self.number("public.answer-seconds", settings.answerSeconds), Self.number("public.session-seconds", settings.sessionSeconds),
             Self.number("public.per-client", settings.perClient), Self.number("public.overall", settings.overall),
             Self.number("public.limit-window", settings.limitWindow),
+            Self.number("public.account-window", settings.accountWindow), Self.number("public.mails-per-account", settings.mailsPerAccount),
+            Self.number("public.codes-per-account", settings.codesPerAccount),
             (key: "public.prove-address", text: settings.proveAddress.value ? "yes" : "no", json: JSONText.string(settings.proveAddress.value ? "yes" : "no"),
              origin: settings.proveAddress.origin),
             (key: "mail.command", text: settings.mailCommand.value.joined(separator: " "), json: ListCommand.jsonString(settings.mailCommand.value.joined(separator: " ")),

@@ -60,6 +60,8 @@ struct ResetCommand: ParsableCommand {
     static func reset(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs) -> SubmitResult<CreatedAccount> {
         // Disabled or made pending since its code was mailed: it cannot be reset now.
         guard canReset(submission.email, at: location) else { return .rejected([SignupForm.emailUnknown]) }
-        return SignUpFlow.changePassword(submission, at: location, costs: costs) { .passwordReset(email: $0) }
+        // The line names the account as stored, whatever spelling was typed.
+        let stored = ProofFlow.storedEmail(submission.email, at: location)
+        return SignUpFlow.changePassword(submission, at: location, costs: costs) { .passwordReset(email: stored ?? $0) }
     }
 }

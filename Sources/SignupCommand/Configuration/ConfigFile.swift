@@ -12,7 +12,7 @@ struct ConfigFile {
     static let keys = [
         "database", "policy", "policy-file", "argon2.memory", "argon2.passes", "argon2.parallelism",
         "public.answer-seconds", "public.session-seconds", "public.per-client", "public.overall", "public.limit-window",
-        "public.prove-address", "mail.command", "mail.from", "syslog.facility",
+        "public.account-window", "public.mails-per-account", "public.codes-per-account", "public.prove-address", "mail.command", "mail.from", "syslog.facility",
     ]
 
     /// The largest file read: a configuration is a few lines.

@@ -94,6 +94,12 @@ struct Settings {
     var overall = Setting(value: 30, origin: .builtIn)
     /// `public.limit-window`: `--limit-window`'s default.
     var limitWindow = Setting(value: 3600, origin: .builtIn)
+    /// `public.account-window`: the window of the bounds per account, in seconds.
+    var accountWindow = Setting(value: SignupLimits().accountWindowSeconds, origin: .builtIn)
+    /// `public.mails-per-account`: mails of one purpose (sign-up, reset) one account may be sent per account window.
+    var mailsPerAccount = Setting(value: SignupLimits().mailsPerAccount, origin: .builtIn)
+    /// `public.codes-per-account`: codes of one purpose that may be checked for one account per account window.
+    var codesPerAccount = Setting(value: SignupLimits().codesPerAccount, origin: .builtIn)
     /// `public.prove-address`: whether `--public` mails a code to prove the address (yes by default).
     var proveAddress = Setting(value: true, origin: .builtIn)
     /// `mail.command`: the sendmail-compatible command, split into words on blanks (no shell).
@@ -203,6 +209,9 @@ struct Settings {
                 case "public.per-client": perClient = Setting(value: try number(1, 1_000_000_000), origin: origin)
                 case "public.overall": overall = Setting(value: try number(1, 1_000_000_000), origin: origin)
                 case "public.limit-window": limitWindow = Setting(value: try number(1, 1_000_000_000), origin: origin)
+                case "public.account-window": accountWindow = Setting(value: try number(1, 1_000_000_000), origin: origin)
+                case "public.mails-per-account": mailsPerAccount = Setting(value: try number(1, 1_000_000_000), origin: origin)
+                case "public.codes-per-account": codesPerAccount = Setting(value: try number(1, 1_000_000_000), origin: origin)
                 default: break  // database and policy-file: checked where they are used (a path, a connection string)
                 }
             }
@@ -292,10 +301,12 @@ struct Settings {
 
     // MARK: - Public mode
 
-    /// The limits of `--public`: each option given, else the files' `public.*`, else the defaults.
+    /// The limits of `--public`: each option given, else the files' `public.*`, else the defaults
+    /// (the bounds per account only from the files).
     func publicSession(idle: Int?, session: Int?, perClient client: Int?, overall all: Int?, window: Int?) -> PublicSession {
         PublicSession(
             idleSeconds: idle ?? answerSeconds.value, sessionSeconds: session ?? sessionSeconds.value,
-            limits: SignupLimits(windowSeconds: window ?? limitWindow.value, perClient: client ?? perClient.value, overall: all ?? overall.value))
+            limits: SignupLimits(windowSeconds: window ?? limitWindow.value, perClient: client ?? perClient.value, overall: all ?? overall.value,
+                                 accountWindowSeconds: accountWindow.value, mailsPerAccount: mailsPerAccount.value, codesPerAccount: codesPerAccount.value))
     }
 }

@@ -58,8 +58,8 @@ enum AuditLog {
 
     /// Why a public sign-up was refused or ended, written at `LOG_WARNING` (a limit) or `LOG_NOTICE`.
     enum Refusal {
-        /// The per-client or overall count of accounts in the window (the store's reason says which).
-        case rateLimit(reason: String)
+        /// A limit of the store (accounts, mails or codes; per client, overall or per account): which one, as a value.
+        case rateLimit(LimitRefusal)
         case emailTaken(email: String)
         case idleTimeout(seconds: Int)
         case sessionTimeUp
@@ -143,8 +143,7 @@ enum AuditLog {
     /// The priority and line for `refusal` from `address` (an IP address, or nil), made by `user`.
     static func line(for refusal: Refusal, from address: String?, by user: String) -> (Int32, String) {
         let (priority, detail): (Int32, String) = switch refusal {
-        case .rateLimit(let reason):
-            (LOG_WARNING, reason.contains("from your address") ? "client limit reached" : "overall limit reached")
+        case .rateLimit(let refusal): (LOG_WARNING, limitReached(refusal.scope))
         case .emailTaken(let email): (LOG_NOTICE, "email taken: \(shown(email))")
         case .idleTimeout(let seconds): (LOG_WARNING, "no answer for \(seconds) s")
         case .sessionTimeUp: (LOG_WARNING, "session time is up")
@@ -156,6 +155,15 @@ enum AuditLog {
         case .tooManyMails: (LOG_WARNING, "too many mails")
         }
         return (priority, "\(refusing) refused\(from(address)) by \(user): \(detail)")
+    }
+
+    /// The words of a limit's line: which count was full.
+    private static func limitReached(_ scope: LimitRefusal.Scope) -> String {
+        switch scope {
+        case .perClient: "client limit reached"
+        case .overall: "overall limit reached"
+        case .perAccount: "account limit reached"
+        }
     }
 
     /// The client's address for a line: the first word of `SSH_CONNECTION` (else `SSH_CLIENT`)

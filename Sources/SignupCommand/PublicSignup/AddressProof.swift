@@ -31,6 +31,9 @@ final class AddressProof: Sendable {
         var wrong = 0
         /// The answer that matched, kept so that a later check (the review, the submit) of the same answer passes after expiry.
         var matched: String?
+        /// The answer (its digits) the account's bound of codes kept from being checked: it is
+        /// hashed and compared as any other, for the time, and never matches.
+        var unchecked: String?
     }
 
     private let state = Mutex(State())
@@ -92,12 +95,20 @@ final class AddressProof: Sendable {
             guard let hash = state.hash, !Self.isExpired(sentAt: state.sentAt, now: now()) else { return false }
             // Only six digits can match: anything else is not hashed at all.
             guard typed.count == 6 else { return false }
-            if PasswordHasher.verify(Secret(typed), against: hash) {
+            if PasswordHasher.verify(Secret(typed), against: hash), state.unchecked != typed {
                 state.matched = typed
                 return true
             }
             return false
         }
+    }
+
+    /// Whether the code typed as `answer` may be checked: the store's bound of codes for the
+    /// account says so before each answer (``ProofFlow/judge(_:)``). An answer that may not is
+    /// judged, hashed and compared as any other, and never matches.
+    func mayCheck(_ answer: String, _ allowed: Bool) {
+        let typed = Self.digits(of: answer)
+        state.withLock { $0.unchecked = allowed ? nil : typed }
     }
 
     /// What one typed answer means: counted.

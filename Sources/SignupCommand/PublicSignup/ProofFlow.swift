@@ -22,8 +22,12 @@ struct ProofFlow {
     let isPublic: Bool
     /// A reset, not a sign-up.
     var isReset = false
-    /// In public mode: where each mail is counted against the limits (the client, the limits, the store).
+    /// In public mode: where each mail and each code is counted against the limits (the client's
+    /// origin as ``PublicSession/origin(environment:)`` gives it, the limits, the store).
     var counted: (origin: String, limits: SignupLimits, location: StoreLocation)?
+
+    /// The budget this flow spends: a sign-up's or a reset's.
+    var purpose: LimitPurpose { isReset ? .reset : .signUp }
 
     init(settings: Settings, isPublic: Bool) {
         mailer = Mailer(command: settings.mailCommand.value)
@@ -32,7 +36,13 @@ struct ProofFlow {
     }
 
     /// Mails `email` what it should get: a code (kept as the one to match), or the notice of
-    /// `kind` (no code matches then). Ends the process when the mail cannot be sent.
+    /// `kind` (no code matches then). `email` is the account's as stored when one has its key: mail
+    /// about an account goes there, never to the spelling typed. Ends the process when the mail
+    /// cannot be sent.
+    ///
+    /// In public mode the mail is counted first; when the account had its mails of this purpose
+    /// (the bound per account), nothing is sent and no code will match, and the stranger hears
+    /// what they hear for any other address.
     func mail(_ email: String, notice kind: ProofMail.Kind? = nil) {
         guard let recipient = MailMessage.recipient(email) else {
             end(Translation.english("The code could not be mailed to this address. Nothing was saved."),
@@ -41,29 +51,30 @@ struct ProofFlow {
         guard proof.countMail() else {
             end(Translation.english("Too many mails in one session: the session ends. Nothing was saved."), refusal: .tooManyMails)
         }
+        var withheld: LimitRefusal?
         if let (origin, limits, location) = counted {
             // Every mail of a public session counts, a code and a notice alike: the limits of the
             // store bound what strangers can make this host mail, whatever the addresses.
             do throws(StoreError) {
-                try location.openForWriting().recordMail(origin: origin, at: Date(), limits: limits)
+                withheld = try location.openForWriting().recordMail(origin: origin, purpose: purpose, toEmail: email, at: Date(), limits: limits)
             } catch {
-                if case .limitReached(let reason) = error { PublicSession.end(reason, refusal: .rateLimit(reason: reason)) }
+                if case .limitReached(let refusal) = error { PublicSession.end(refusal.message, refusal: .rateLimit(refusal)) }
                 end(Translation.english("The code could not be mailed; try again later. Nothing was saved."), detail: error.description)
             }
         }
-        let message: MailMessage
         let code = AddressProof.newCode()
         do throws(StoreError) {
-            // A notice costs the same hashing as a code: the time does not tell them apart.
-            if kind != nil { try proof.sendNothing(for: email) } else { try proof.expect(code, for: email) }
+            // A notice, or a mail the account's bound withholds, costs the same hashing as a code:
+            // the time does not tell them apart.
+            if kind != nil || withheld != nil { try proof.sendNothing(for: email) } else { try proof.expect(code, for: email) }
         } catch {
             end(Translation.english("The code could not be mailed. Nothing was saved."), detail: error.description)
         }
-        if let kind {
-            message = ProofMail.message(kind, to: recipient, from: from)
-        } else {
-            message = ProofMail.message(isReset ? .resetCode(code) : .signupCode(code), to: recipient, from: from)
+        if let withheld {
+            AuditLog.refuse(.rateLimit(withheld))
+            return
         }
+        let message = ProofMail.message(kind ?? (isReset ? .resetCode(code) : .signupCode(code)), to: recipient, from: from)
         do throws(Mailer.Failure) {
             try mailer.send(message)
         } catch {
@@ -76,10 +87,23 @@ struct ProofFlow {
         }
     }
 
-    /// Mails the owner of `email` that someone tried to sign up with it, when nothing may be said
-    /// to the person at the terminal: a failure goes to the audit log only.
+    /// Mails the owner of `email` (the account's email as stored) that someone tried to sign up
+    /// with it, when nothing may be said to the person at the terminal: counted in public mode as
+    /// every mail is, but a limit or a failure goes to the audit log only (ending the session
+    /// then would tell the stranger that the address has an account).
     func notify(_ email: String) {
         guard let recipient = MailMessage.recipient(email) else { return }
+        if let (origin, limits, location) = counted {
+            do throws(StoreError) {
+                if let withheld = try location.openForWriting().recordMail(origin: origin, purpose: purpose, toEmail: email, at: Date(), limits: limits) {
+                    AuditLog.refuse(.rateLimit(withheld))
+                    return
+                }
+            } catch {
+                if case .limitReached(let refusal) = error { AuditLog.refuse(.rateLimit(refusal)) } else { AuditLog.record(.mailFailed(detail: error.description)) }
+                return
+            }
+        }
         do throws(Mailer.Failure) {
             try mailer.send(ProofMail.message(.alreadyRegistered, to: recipient, from: from))
             AuditLog.record(.ownerNotified(email: email))
@@ -88,11 +112,33 @@ struct ProofFlow {
         }
     }
 
+    /// The email of the account with `email`'s key as stored at `location`, or nil when there is
+    /// none (or the store cannot say: the commit reports a store that is unavailable).
+    static func storedEmail(_ email: String, at location: StoreLocation) -> String? {
+        do throws(StoreError) {
+            return try location.openExisting()?.storedEmail(forEmail: email)
+        } catch {
+            return nil
+        }
+    }
+
     /// Judges one typed answer to the code field: the audit log hears a match once, each wrong
     /// code, and the end of the session on the fifth wrong one or an expired one.
     func judge(_ answer: String) {
         // No mail yet (a script whose email the rules refused): the answer fails the code's rule, uncounted.
         guard let email = proof.email else { return }
+        if let (_, limits, location) = counted, AddressProof.digits(of: answer).count == 6 {
+            // Only six digits can match: each such answer is counted for the account, in the store,
+            // whichever client types it; past the bound it is judged as any other and never matches.
+            do throws(StoreError) {
+                let refusal = try location.openForWriting().admitCode(forEmail: email, purpose: purpose, at: Date(), limits: limits)
+                proof.mayCheck(answer, refusal == nil)
+                if let refusal { AuditLog.refuse(.rateLimit(refusal)) }
+            } catch {
+                // A code that cannot be counted is not checked (the commit reports a store that is unavailable).
+                proof.mayCheck(answer, false)
+            }
+        }
         switch proof.attempt(answer) {
         case .matched:
             AuditLog.record(.addressVerified(email: email))

@@ -43,6 +43,55 @@ final class PublicSession {
         return !address.isEmpty && address.utf8.count <= 64 && allowed ? address : "unknown"
     }
 
+    /// The origin the limits count a client by: its address (``clientAddress(environment:)``),
+    /// an IPv6 address cut to its /64 (`2001:db8:1:2::/64`), since one subscriber or one
+    /// server is given a whole /64 and picks any address in it. An IPv4-mapped IPv6 address
+    /// (`::ffff:192.0.2.1`) counts as its IPv4 address.
+    static func origin(environment: [String: String] = IO.environment()) -> String {
+        origin(ofAddress: clientAddress(environment: environment))
+    }
+
+    /// ``origin(environment:)`` of one address; anything that is not an IPv6 address is kept as it is.
+    static func origin(ofAddress address: String) -> String {
+        guard address.contains(":"), let groups = ipv6Groups(address) else { return address }
+        if groups[0..<5].allSatisfy({ $0 == 0 }) && groups[5] == 0xFFFF {
+            return "\(groups[6] >> 8).\(groups[6] & 0xFF).\(groups[7] >> 8).\(groups[7] & 0xFF)"
+        }
+        return groups[0..<4].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+    }
+
+    /// The eight 16-bit groups of an IPv6 address in text (RFC 4291 2.2: `::` once, a dotted IPv4
+    /// address as its last 32 bits), or nil when it is not one.
+    static func ipv6Groups(_ text: String) -> [UInt16]? {
+        func groups(_ part: Substring) -> [UInt16]? {
+            guard !part.isEmpty else { return [] }
+            var out: [UInt16] = []
+            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
+            for (index, piece) in pieces.enumerated() {
+                if index == pieces.count - 1, piece.contains(".") {
+                    let bytes = piece.split(separator: ".", omittingEmptySubsequences: false).map { UInt8($0) }
+                    guard bytes.count == 4, bytes.allSatisfy({ $0 != nil }) else { return nil }
+                    out += [UInt16(bytes[0]!) << 8 | UInt16(bytes[1]!), UInt16(bytes[2]!) << 8 | UInt16(bytes[3]!)]
+                } else {
+                    guard (1...4).contains(piece.count), let value = UInt16(piece, radix: 16) else { return nil }
+                    out.append(value)
+                }
+            }
+            return out
+        }
+        let halves = text.components(separatedBy: "::")
+        switch halves.count {
+        case 1:
+            guard let all = groups(Substring(text)), all.count == 8 else { return nil }
+            return all
+        case 2:
+            guard let head = groups(Substring(halves[0])), let tail = groups(Substring(halves[1])), head.count + tail.count <= 7 else { return nil }
+            return head + [UInt16](repeating: 0, count: 8 - head.count - tail.count) + tail
+        default:
+            return nil
+        }
+    }
+
     /// Reads one answer through `read`, within the session's limits.
     func read(_ prompt: Prompt, _ read: () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> {
         prompts += 1

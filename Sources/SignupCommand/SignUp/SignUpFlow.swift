@@ -75,7 +75,7 @@ struct SignUpFlow {
         }
         var mailing = plan.mails ? ProofFlow(settings: settings, isPublic: session != nil) : nil
         mailing?.isReset = plan.isReset
-        if let session { mailing?.counted = (PublicSession.clientAddress(), session.limits, location) }
+        if let session { mailing?.counted = (PublicSession.origin(), session.limits, location) }
         var options = RunnerOptions(programName: "signup", environment: environment)
         options.translation = .signup
         options.plain = plan.plain
@@ -173,7 +173,7 @@ struct SignUpFlow {
         let costs = setting.policy.argon2
         let translation = setting.options.translation
         let answer: (Prompt, () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> = sharedLine?.intercept ?? { $1() }
-        let publicSignup = session.map { (origin: PublicSession.clientAddress(), limits: $0.limits) }
+        let publicSignup = session.map { (origin: PublicSession.origin(), limits: $0.limits) }
         let mailing = setting.mailing
         return runner.run(&wizard, intercept: { prompt, read in
             let input = session.map { session in session.read(prompt) { answer(prompt, read) } } ?? answer(prompt, read)
@@ -235,21 +235,19 @@ struct SignUpFlow {
 
     /// Mails `email` its code; in public mode, when an account has it (whatever its state), its owner
     /// a notice instead, and no code will match: the stranger hears what a free address hears.
-    /// Outside public mode a taken address is `email.taken` at once, and nothing is mailed.
+    /// Outside public mode a taken address is `email.taken` at once, and nothing is mailed. Mail
+    /// about an account goes to its email as stored, never to the spelling typed.
     static func proveEmail(_ email: String, flow: ProofFlow, at location: StoreLocation) -> [FieldError] {
-        var taken = false
-        do throws(StoreError) {
-            if !flow.isReset, let store = try location.openExisting() { taken = try store.isTaken(email: email) }
-        } catch {
-            taken = false  // the commit reports a store that is unavailable
-        }
+        let stored = ProofFlow.storedEmail(email, at: location)
         if flow.isReset {
             // The same conversation whatever the address is: only an active account's gets a code.
-            flow.mail(email, notice: ResetCommand.canReset(email, at: location) ? nil : .resetImpossible)
+            // Asked for every address, so that the time does not tell which have an account.
+            let resettable = ResetCommand.canReset(email, at: location)
+            flow.mail(stored ?? email, notice: resettable && stored != nil ? nil : .resetImpossible)
             return []
         }
-        if taken && !flow.isPublic { return [SignupForm.emailTaken] }
-        flow.mail(email, notice: taken ? .alreadyRegistered : nil)
+        if stored != nil && !flow.isPublic { return [SignupForm.emailTaken] }
+        flow.mail(stored ?? email, notice: stored != nil ? .alreadyRegistered : nil)
         return []
     }
 
@@ -286,7 +284,8 @@ struct SignUpFlow {
         } catch {
             switch error {
             case .noAccount, .emailTaken: return .rejected([SignupForm.emailUnknown])
-            case .unavailable(let reason), .limitReached(let reason): return .unavailable(reason: reason)
+            case .unavailable(let reason): return .unavailable(reason: reason)
+            case .limitReached(let refusal): return .unavailable(reason: refusal.message)
             }
         }
     }
@@ -331,14 +330,16 @@ struct SignUpFlow {
             switch error {
             case .emailTaken:
                 guard publicSignup != nil else { return .rejected([SignupForm.emailTaken]) }
-                AuditLog.refuse(.emailTaken(email: submission.email))
+                // The account as stored names the line and gets the mail, whatever spelling was typed.
+                let owner = ProofFlow.storedEmail(submission.email, at: location) ?? submission.email
+                AuditLog.refuse(.emailTaken(email: owner))
                 // A stranger never hears that an address has an account, not even when it was taken
                 // after the email was answered (or when no code is asked): its owner is told by mail,
                 // and the stranger hears what a new account's maker hears.
-                notifier?.notify(submission.email)
+                notifier?.notify(owner)
                 return .succeeded(submission.created(id: 0))
             case .noAccount, .unavailable: return .unavailable(reason: error.description)
-            case .limitReached(let reason): PublicSession.end(reason, refusal: .rateLimit(reason: reason))  // a public session's limit: one line, exit 75
+            case .limitReached(let refusal): PublicSession.end(refusal.message, refusal: .rateLimit(refusal))  // a public session's limit: one line, exit 75
             }
         }
     }
