@@ -90,7 +90,8 @@ let package = Package(
         ),
         // Prints medians for scripts/bench; not a test, and not a product: SwiftPM still builds
         // it by name (`swift build --product signup-bench`) as the root package's executable.
-        .executableTarget(name: "signup-bench", dependencies: ["SignupCore", "AccountStore", "PasswordStrength"]),
+        // CArgon2 and CSodium: the raw hash of each library, side by side.
+        .executableTarget(name: "signup-bench", dependencies: ["SignupCore", "AccountStore", "PasswordStrength", "CArgon2", "CSodium"]),
         // WizardTerminal.docc's "Build your own wizard" as a program: only the public library products.
         // An executable target, not a product: documentation to read and run, not to depend on.
         .executableTarget(

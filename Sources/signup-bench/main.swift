@@ -1,4 +1,6 @@
 import AccountStore
+import CArgon2
+import CSodium
 import Dispatch
 import Glibc
 import PasswordStrength
@@ -25,6 +27,95 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "stream" {
 }
 
 func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// This thread's CPU time in nanoseconds: a one-lane hash runs on the calling thread only.
+func threadCPU() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// The raw Argon2id (one lane, 16 bytes of salt, 32 of hash) of each library, timed by this thread's CPU.
+enum Raw: String, CaseIterable {
+    case libsodium, libargon2
+
+    /// CPU nanoseconds of one hash at `memoryKiB` KiB and `passes` passes.
+    func hash(memoryKiB: Int, passes: Int) -> UInt64 {
+        let password = Array("Quartz-Lantern-58".utf8CString.dropLast())
+        let salt = Array("saltsaltsaltsalt".utf8)
+        var output = [UInt8](repeating: 0, count: 32)
+        let start = threadCPU()
+        let code: Int32
+        switch self {
+        case .libsodium:
+            code = csodium_argon2id(&output, output.count, password, password.count, salt, UInt64(passes), memoryKiB)
+        case .libargon2:
+            var encoded = [CChar](repeating: 0, count: 128)
+            code = argon2id_hash_encoded(UInt32(passes), UInt32(memoryKiB), 1, password, password.count, salt, salt.count, 32,
+                                         &encoded, encoded.count)
+        }
+        let spent = threadCPU() - start
+        if code != 0 {
+            print("error: \(rawValue) failed (\(code)) at m=\(memoryKiB), t=\(passes)")
+            exit(70)
+        }
+        return spent
+    }
+
+    /// Median CPU milliseconds of `rounds` hashes (after one to warm up).
+    func median(memoryKiB: Int, passes: Int, rounds: Int) -> Double {
+        _ = hash(memoryKiB: memoryKiB, passes: passes)
+        let samples = (0..<rounds).map { _ in Double(hash(memoryKiB: memoryKiB, passes: passes)) / 1e6 }
+        return samples.sorted()[rounds / 2]
+    }
+}
+
+// `signup-bench raw [ROUNDS]`: the raw hash of libsodium against libargon2's at signup's costs
+// (m=19456, t=2, p=1), interleaved, medians of CPU time.
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "raw" {
+    let rounds = CommandLine.arguments.count > 2 ? max(1, Int(CommandLine.arguments[2]) ?? 21) : 21
+    var samples: [Raw: [Double]] = [:]
+    for library in Raw.allCases { _ = library.hash(memoryKiB: 19456, passes: 2) }
+    for _ in 0..<rounds {
+        for library in Raw.allCases { samples[library, default: []].append(Double(library.hash(memoryKiB: 19456, passes: 2)) / 1e6) }
+    }
+    let medians = samples.mapValues { $0.sorted()[rounds / 2] }
+    print("raw Argon2id, m=19456, t=2, p=1 (CPU time of the calling thread; \(rounds) interleaved rounds, medians)")
+    for library in Raw.allCases {
+        let values = samples[library]!
+        print("  \(library.rawValue)  \(fixed(medians[library]!, 1)) ms (\(fixed(values.min()!, 1).trimmingLeadingSpaces)–\(fixed(values.max()!, 1).trimmingLeadingSpaces))  \(fixed(medians[library]! / medians[.libargon2]!, 2).trimmingLeadingSpaces)× libargon2")
+    }
+    exit(0)
+}
+
+// `signup-bench afford [ROUNDS]`: the most memory (in MiB steps) each number of passes affords
+// at 25, 50 and 100 ms of CPU a hash through libsodium, the library signup hashes with; and
+// what libargon2 took at signup's default costs, the time a sign-up spent before.
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "afford" {
+    let rounds = CommandLine.arguments.count > 2 ? max(1, Int(CommandLine.arguments[2]) ?? 5) : 5
+    let before = Raw.libargon2.median(memoryKiB: 19456, passes: 2, rounds: rounds)
+    let now = Raw.libsodium.median(memoryKiB: 19456, passes: 2, rounds: rounds)
+    print("Argon2id costs a hash affords (libsodium, p=1; CPU ms, median of \(rounds); memory in MiB steps)")
+    print("  m=19456, t=2: libargon2 \(fixed(before, 1).trimmingLeadingSpaces) ms, libsodium \(fixed(now, 1).trimmingLeadingSpaces) ms")
+    print("  budget   passes   memory (KiB)   measured")
+    for budget in [25.0, 50.0, 100.0] {
+        for passes in 1...4 {
+            // The largest whole MiB of memory at most 1 GiB (and at least 8 MiB) within the budget.
+            var low = 8, high = 1024
+            guard Raw.libsodium.median(memoryKiB: low * 1024, passes: passes, rounds: rounds) <= budget else {
+                print("  \(fixed(budget, 0).trimmingLeadingSpaces) ms    t=\(passes)      (not even 8 MiB)")
+                continue
+            }
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if Raw.libsodium.median(memoryKiB: middle * 1024, passes: passes, rounds: rounds) <= budget { low = middle } else { high = middle - 1 }
+            }
+            let measured = Raw.libsodium.median(memoryKiB: low * 1024, passes: passes, rounds: rounds)
+            print("  \(fixed(budget, 0).trimmingLeadingSpaces) ms    t=\(passes)      m=\(low * 1024)\(String(repeating: " ", count: max(1, 9 - String(low * 1024).count)))\(fixed(measured, 1).trimmingLeadingSpaces) ms")
+        }
+    }
+    exit(0)
+}
 
 /// Median nanoseconds of one call of `body`, over `rounds` rounds of `batch` calls.
 func median(rounds: Int = 41, batch: Int, _ body: () -> Void) -> Double {
@@ -76,6 +167,11 @@ func fixed(_ value: Double, _ digits: Int) -> String {
     }
     if value < 0 && units > 0 { text = "-" + text }
     return String(repeating: " ", count: max(0, 10 - text.count)) + text
+}
+
+extension String {
+    /// The text without the spaces ``fixed(_:_:)`` pads it with.
+    var trimmingLeadingSpaces: String { String(drop { $0 == " " }) }
 }
 
 print("signup-bench (release; median of 41 rounds; reference = String.count of the password)")
