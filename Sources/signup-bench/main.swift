@@ -100,8 +100,10 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "afford" {
     print("  budget   passes   memory (KiB)   measured")
     for budget in [25.0, 50.0, 100.0] {
         for passes in 1...4 {
-            // The largest whole MiB of memory at most 1 GiB (and at least 8 MiB) within the budget.
-            var low = 8, high = 1024
+            // The largest whole MiB of memory at most 1 GiB (and at least 8 MiB) within the budget,
+            // searched up to twice what the time at signup's costs (19 MiB, two passes) predicts.
+            let perMiBPass = now / (19 * 2)
+            var low = 8, high = min(1024, max(16, Int(2 * budget / perMiBPass) / passes))
             guard Raw.libsodium.median(memoryKiB: low * 1024, passes: passes, rounds: rounds) <= budget else {
                 print("  \(fixed(budget, 0).trimmingLeadingSpaces) ms    t=\(passes)      (not even 8 MiB)")
                 continue
