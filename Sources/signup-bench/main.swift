@@ -88,32 +88,44 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "raw" {
     exit(0)
 }
 
-// `signup-bench afford [ROUNDS]`: the most memory (in MiB steps) each number of passes affords
-// at 25, 50 and 100 ms of CPU a hash through libsodium, the library signup hashes with; and
-// what libargon2 took at signup's default costs, the time a sign-up spent before.
+// `signup-bench afford [ROUNDS]`: the memory each number of passes affords at 25, 50 and 100 ms
+// of CPU a hash through libsodium, the library signup hashes with, and the time measured there;
+// and what libargon2 took at signup's default costs, the time a sign-up spent before. A hash's
+// time is memory × (a + b × passes): a for the memory's first touch (page faults, the first
+// blocks), b a pass. Both are measured at 32 MiB; the memory they predict is measured, scaled by
+// the budget over that time once, and measured again (a bigger memory also misses the caches more).
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "afford" {
-    let rounds = CommandLine.arguments.count > 2 ? max(1, Int(CommandLine.arguments[2]) ?? 5) : 5
-    let before = Raw.libargon2.median(memoryKiB: 19456, passes: 2, rounds: rounds)
-    let now = Raw.libsodium.median(memoryKiB: 19456, passes: 2, rounds: rounds)
-    print("Argon2id costs a hash affords (libsodium, p=1; CPU ms, median of \(rounds); memory in MiB steps)")
-    print("  m=19456, t=2: libargon2 \(fixed(before, 1).trimmingLeadingSpaces) ms, libsodium \(fixed(now, 1).trimmingLeadingSpaces) ms")
+    let rounds = CommandLine.arguments.count > 2 ? max(1, Int(CommandLine.arguments[2]) ?? 7) : 7
+    var before: [Double] = [], now: [Double] = [], one: [Double] = [], three: [Double] = []
+    for _ in 0..<rounds {
+        before.append(Double(Raw.libargon2.hash(memoryKiB: 19456, passes: 2)) / 1e6)
+        now.append(Double(Raw.libsodium.hash(memoryKiB: 19456, passes: 2)) / 1e6)
+        one.append(Double(Raw.libsodium.hash(memoryKiB: 32768, passes: 1)) / 1e6)
+        three.append(Double(Raw.libsodium.hash(memoryKiB: 32768, passes: 3)) / 1e6)
+    }
+    func middle(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    // Milliseconds per MiB a pass (b), and per MiB once (a).
+    let perPass = max(0.001, (middle(three) - middle(one)) / (2 * 32))
+    let once = max(0, middle(one) / 32 - perPass)
+    print("Argon2id costs a hash affords (libsodium, p=1; CPU ms, medians of \(rounds); memory in whole MiB)")
+    print("  m=19456, t=2: libargon2 \(fixed(middle(before), 1).trimmingLeadingSpaces) ms, libsodium \(fixed(middle(now), 1).trimmingLeadingSpaces) ms"
+          + " (\(fixed(middle(now) / middle(before), 2).trimmingLeadingSpaces)×); libsodium per MiB: \(fixed(once * 1000, 0).trimmingLeadingSpaces) µs once,"
+          + " \(fixed(perPass * 1000, 0).trimmingLeadingSpaces) µs a pass")
     print("  budget   passes   memory (KiB)   measured")
     for budget in [25.0, 50.0, 100.0] {
         for passes in 1...4 {
-            // The largest whole MiB of memory at most 1 GiB (and at least 8 MiB) within the budget,
-            // searched up to twice what the time at signup's costs (19 MiB, two passes) predicts.
-            let perMiBPass = now / (19 * 2)
-            var low = 8, high = min(1024, max(16, Int(2 * budget / perMiBPass) / passes))
-            guard Raw.libsodium.median(memoryKiB: low * 1024, passes: passes, rounds: rounds) <= budget else {
-                print("  \(fixed(budget, 0).trimmingLeadingSpaces) ms    t=\(passes)      (not even 8 MiB)")
+            var mebibytes = min(1024, Int(budget / (once + perPass * Double(passes))))
+            if mebibytes >= 7 {
+                let first = Raw.libsodium.median(memoryKiB: mebibytes * 1024, passes: passes, rounds: rounds)
+                mebibytes = min(1024, Int(Double(mebibytes) * budget / first))
+            }
+            guard mebibytes >= 7 else {
+                print("  \(fixed(budget, 0).trimmingLeadingSpaces) ms    t=\(passes)      (less than signup's least, 7 MiB)")
                 continue
             }
-            while low < high {
-                let middle = (low + high + 1) / 2
-                if Raw.libsodium.median(memoryKiB: middle * 1024, passes: passes, rounds: rounds) <= budget { low = middle } else { high = middle - 1 }
-            }
-            let measured = Raw.libsodium.median(memoryKiB: low * 1024, passes: passes, rounds: rounds)
-            print("  \(fixed(budget, 0).trimmingLeadingSpaces) ms    t=\(passes)      m=\(low * 1024)\(String(repeating: " ", count: max(1, 9 - String(low * 1024).count)))\(fixed(measured, 1).trimmingLeadingSpaces) ms")
+            let measured = Raw.libsodium.median(memoryKiB: mebibytes * 1024, passes: passes, rounds: rounds)
+            let memory = String(mebibytes * 1024)
+            print("  \(fixed(budget, 0).trimmingLeadingSpaces) ms    t=\(passes)      m=\(memory)\(String(repeating: " ", count: max(1, 9 - memory.count)))\(fixed(measured, 1).trimmingLeadingSpaces) ms")
         }
     }
     exit(0)
