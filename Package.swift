@@ -48,6 +48,10 @@ let package = Package(
         .target(name: "CArgon2", dependencies: ["CLoader"]),
         .target(name: "CSQLite", dependencies: ["CLoader"]),
         .target(name: "CZxcvbn", dependencies: ["CLoader"]),
+        // libsodium's header (libsodium-dev), and its Argon2id loaded the same way, the first time a
+        // password is hashed or checked: the vectorised Argon2id that hashes with one lane and
+        // checks every string (libargon2 stays for more lanes).
+        .target(name: "CSodium", dependencies: ["CLoader"]),
         // Unicode normalization and case folding, called only from SignupCore/UnicodeText.swift
         // (Foundation's would bring ICU's 37 MB of data into every binary).
         // No pkgConfig: Debian's libutf8proc.pc adds -DUTF8PROC_EXPORTS, a flag SwiftPM refuses with a warning.
@@ -74,8 +78,9 @@ let package = Package(
         .target(name: "WizardTesting"),
         // zxcvbn behind the core's `StrengthEstimator` seam, usable without the store.
         .target(name: "PasswordStrength", dependencies: ["SignupCore", "CZxcvbn"]),
-        // SQLite through its C API (SQLite.swift) or PostgreSQL through libpq (Libpq.swift), Argon2id hashing.
-        .target(name: "AccountStore", dependencies: ["SignupCore", "CArgon2", "CLibpq", "CSQLite"]),
+        // SQLite through its C API (SQLite.swift) or PostgreSQL through libpq (Libpq.swift), Argon2id
+        // hashing through libsodium and libargon2 (PasswordHasher.swift).
+        .target(name: "AccountStore", dependencies: ["SignupCore", "CArgon2", "CLibpq", "CSQLite", "CSodium"]),
         // The command: each command's options and settings, its plans and flows, the live
         // environment. A library target, so that tests run its flows in their own process.
         .target(
@@ -89,7 +94,8 @@ let package = Package(
         .executableTarget(name: "signup", dependencies: ["SignupCommand"]),
         // Prints medians for scripts/bench; not a test, and not a product: SwiftPM still builds
         // it by name (`swift build --product signup-bench`) as the root package's executable.
-        .executableTarget(name: "signup-bench", dependencies: ["SignupCore", "AccountStore", "PasswordStrength"]),
+        // CArgon2 and CSodium: the raw hash of each library, side by side.
+        .executableTarget(name: "signup-bench", dependencies: ["SignupCore", "AccountStore", "PasswordStrength", "CArgon2", "CSodium"]),
         // WizardTerminal.docc's "Build your own wizard" as a program: only the public library products.
         // An executable target, not a product: documentation to read and run, not to depend on.
         .executableTarget(

@@ -61,6 +61,19 @@ func run(_ arguments: [String], environment extra: [String: String] = [:]) throw
     )
 }
 
+/// argon2-cffi's verdict on `password` against the PHC string `phc`, both passed in the
+/// environment: `match` or `mismatch` on a line of its output (an independent implementation).
+func argon2cffiVerdict(_ phc: String, _ password: String) throws -> ProcessResult {
+    try run(["python3", "-c", """
+        import os, argon2
+        try:
+            argon2.PasswordHasher().verify(os.environ["PHC"], os.environ["PW"])
+            print("match")
+        except argon2.exceptions.VerifyMismatchError:
+            print("mismatch")
+        """], environment: ["PHC": phc, "PW": password])
+}
+
 /// Rows of `sql` on the SQLite file at `path`, each row's columns joined by `|`,
 /// read by Python's sqlite3 module: an independent reader of the file.
 func sqliteRows(_ path: String, _ sql: String) throws -> [String] {

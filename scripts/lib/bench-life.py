@@ -41,6 +41,35 @@ if argon2:
 else:
     print("  (argon2 command missing: no hashing floor)")
 
+# The import of N accounts against N argon2 commands at the same costs, interleaved (one import,
+# then N commands, a round), CPU time (user + system) of each: what the hashing costs whatever
+# the cores. N: BENCH_IMPORT_N (1000), rounds: BENCH_IMPORT_ROUNDS (3).
+count = int(os.environ.get("BENCH_IMPORT_N", "1000"))
+import_rounds = int(os.environ.get("BENCH_IMPORT_ROUNDS", "3"))
+if argon2:
+    rows = os.path.join(tmp, "rows.csv")
+    with open(rows, "w") as out:
+        out.write("email,password\n")
+        for index in range(count):
+            out.write(f"user{index}@example.com,Harbor-Tulip-{index}-Kite\n")
+    cpu_import, cpu_argon2 = [], []
+    for _ in range(import_rounds):
+        db = fresh("versus.sqlite")
+        before = children_cpu()
+        subprocess.run([signup, "import", rows, "--db", db], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        cpu_import.append(children_cpu() - before)
+        before = children_cpu()
+        for index in range(count):
+            subprocess.run([argon2, "somesaltsomesalt", "-id", "-t", "2", "-k", "19456", "-p", "1", "-l", "32", "-e"],
+                           input=f"Harbor-Tulip-{index}-Kite".encode(), stdout=subprocess.DEVNULL, check=True)
+        cpu_argon2.append(children_cpu() - before)
+    a, b = statistics.median(cpu_import), statistics.median(cpu_argon2)
+    print(f"  import of {count:,} accounts vs {count:,} argon2 commands (CPU, median of {import_rounds} interleaved; target at most 0.5x):"
+          f" {a:.2f} s vs {b:.2f} s: {a / b:.2f}x")
+# scripts/bench --hashing: the figures against argon2 only.
+if os.environ.get("BENCH_HASHING_ONLY"):
+    sys.exit(0)
+
 csv = os.path.join(tmp, "thousand.csv")
 with open(csv, "w") as out:
     out.write("email,password\n")

@@ -20,7 +20,7 @@ ensure_debian_packages() {
 }
 
 # The Debian packages the build links against.
-BUILD_PACKAGES=(libedit-dev libargon2-dev libzxcvbn-dev libutf8proc-dev libidn2-dev libsqlite3-dev libpq-dev pkg-config gettext po4a)  # gettext: msgfmt; po4a: the translated man pages
+BUILD_PACKAGES=(libedit-dev libargon2-dev libzxcvbn-dev libutf8proc-dev libidn2-dev libsqlite3-dev libpq-dev libsodium-dev pkg-config gettext po4a)  # gettext: msgfmt; po4a: the translated man pages
 
 # Where `swift` is: on PATH, or the toolchain's usual home on these machines.
 ensure_swift() {

@@ -1,4 +1,5 @@
 import CArgon2
+import CSodium
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,11 +7,18 @@ import Darwin
 #endif
 import SignupCore
 
-/// Argon2id password hashing in PHC string form, through libargon2.
+/// Argon2id password hashing in PHC string form, through libsodium (libargon2 where it cannot).
 ///
 /// Parameters follow OWASP's first Argon2id recommendation: m=19456 KiB, t=2,
 /// p=1, with 16 bytes of salt and 32 bytes of hash, for example
 /// `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>` (base64 without padding).
+///
+/// libsodium's Argon2id computes the same bytes as libargon2, the reference code, at about
+/// half its CPU (its code uses the CPU's vector instructions), but hashes with one lane only:
+/// costs with more lanes (p above 1) are hashed by libargon2. Every string is checked by
+/// libsodium, whatever its lanes, except one whose hash is shorter than the 16 bytes
+/// libsodium's decoder wants: libargon2 checks that one. Each library is loaded the first time
+/// it is needed, so a sign-up with one lane never loads libargon2.
 public enum PasswordHasher {
     /// Memory cost in KiB.
     public static let memoryKiB: UInt32 = 19456
@@ -27,37 +35,102 @@ public enum PasswordHasher {
     /// ``verifyAgainstDummy(_:)``. Made once with argon2-cffi.
     static let dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$fDrvCif65SBH/H0cV8DV5A$bDl+52ilpN/fVwAQxB3cWTzUseq7UBeBxZVGE2oCUOg"
 
-    /// Hashes the NFC form of `password` with a fresh random salt; the corresponding C function is `argon2id_hash_encoded`.
+    /// The Argon2id implementation that computes a hash.
+    enum Library: Sendable, CaseIterable {
+        /// libsodium's (`crypto_pwhash`, `crypto_pwhash_str_verify`): one lane to hash, any to check.
+        case libsodium
+        /// libargon2's, the reference code (`argon2id_hash_encoded`, `argon2id_verify`).
+        case libargon2
+
+        /// The one that hashes with `costs`: libsodium unless they ask for more than one lane.
+        static func hashing(_ costs: PasswordPolicy.Argon2Costs) -> Library {
+            costs.parallelism == 1 ? .libsodium : .libargon2
+        }
+
+        /// The one that checks `phc`, a string ``PasswordHasher/parse(_:)`` accepts: libsodium
+        /// unless its hash is shorter than libsodium's decoder allows (16 bytes; libargon2 takes 4).
+        static func checking(_ phc: String) -> Library {
+            let hash = phc.utf8.split(separator: UInt8(ascii: "$"), omittingEmptySubsequences: false).last
+            guard let length = hash.flatMap(base64Length), length < 16 else { return .libsodium }
+            return .libargon2
+        }
+
+        /// Why it cannot be used (loading it the first time), or nil.
+        var failure: String? {
+            let text = switch self {
+            case .libsodium: csodium_failure()
+            case .libargon2: cargon2_failure()
+            }
+            return text.map { String(cString: $0) }
+        }
+    }
+
+    /// Hashes the NFC form of `password` with a fresh random salt: libsodium's `crypto_pwhash`, or
+    /// libargon2's `argon2id_hash_encoded` when `costs` ask for more than one lane.
     ///
     /// The salt comes from `SystemRandomNumberGenerator` (`getrandom(2)` on
     /// Linux). Errors never contain the password.
     public static func hash(_ password: Secret, costs: PasswordPolicy.Argon2Costs = .standard) throws(StoreError) -> PasswordHash {
-        // libargon2 is loaded here, the first time (Sources/CArgon2).
-        if let failure = cargon2_failure() { throw .unavailable(reason: "cannot hash the password: \(String(cString: failure))") }
-        let bytes = Array(normalized(password).utf8)
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<saltLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return try hash(password, salt: salt, costs: costs, through: .hashing(costs))
+    }
+
+    /// Hashes the NFC form of `password` with `salt` (``saltLength`` bytes) through `library`, which
+    /// is loaded here the first time.
+    static func hash(
+        _ password: Secret, salt: [UInt8], costs: PasswordPolicy.Argon2Costs, through library: Library
+    ) throws(StoreError) -> PasswordHash {
+        if let failure = library.failure { throw .unavailable(reason: "cannot hash the password: \(failure)") }
+        let bytes = Array(normalized(password).utf8)
         let (iterations, memoryKiB, parallelism) = (UInt32(costs.iterations), UInt32(costs.memoryKiB), UInt32(costs.parallelism))
-        let length = argon2_encodedlen(
-            iterations, memoryKiB, parallelism, UInt32(saltLength), UInt32(hashLength), Argon2_id
-        )
-        var encoded = [CChar](repeating: 0, count: length)
-        let code = argon2id_hash_encoded(
-            iterations, memoryKiB, parallelism,
-            bytes, bytes.count,
-            salt, salt.count,
-            hashLength,
-            &encoded, encoded.count
-        )
-        guard code == ARGON2_OK.rawValue else {
-            throw .unavailable(reason: "cannot hash the password: \(String(cString: argon2_error_message(code)))")
+        let phc: String
+        switch library {
+        case .libsodium:
+            // crypto_pwhash takes exactly 16 bytes of salt, one lane, and the memory in bytes.
+            guard salt.count == saltLength, parallelism == 1 else {
+                throw .unavailable(reason: "cannot hash the password: libsodium hashes with 16 bytes of salt and one lane only")
+            }
+            var output = [UInt8](repeating: 0, count: hashLength)
+            let password = bytes.map { CChar(bitPattern: $0) }
+            let code = csodium_argon2id(&output, output.count, password, password.count, salt, UInt64(iterations), Int(memoryKiB))
+            guard code == 0 else { throw .unavailable(reason: "cannot hash the password: libsodium's crypto_pwhash failed") }
+            phc = "$argon2id$v=19$m=\(memoryKiB),t=\(iterations),p=1$\(base64(salt))$\(base64(output))"
+        case .libargon2:
+            let length = argon2_encodedlen(iterations, memoryKiB, parallelism, UInt32(salt.count), UInt32(hashLength), Argon2_id)
+            var encoded = [CChar](repeating: 0, count: length)
+            let code = argon2id_hash_encoded(
+                iterations, memoryKiB, parallelism,
+                bytes, bytes.count,
+                salt, salt.count,
+                hashLength,
+                &encoded, encoded.count
+            )
+            guard code == ARGON2_OK.rawValue else {
+                throw .unavailable(reason: "cannot hash the password: \(String(cString: argon2_error_message(code)))")
+            }
+            phc = String(decoding: encoded.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
-        let phc = String(decoding: encoded.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         // Read back through the one parser, so what the stores accept and what this makes cannot drift apart.
         guard case .success(let costs) = parse(phc) else {
-            throw .unavailable(reason: "cannot hash the password: libargon2 made a string that is not an Argon2id PHC string")
+            throw .unavailable(reason: "cannot hash the password: it made a string that is not an Argon2id PHC string")
         }
         return PasswordHash(phc: phc, costs: costs)
+    }
+
+    /// `bytes` in PHC base64: the standard alphabet without padding.
+    static func base64(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            let value = chunk.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (16 - 8 * $1.offset) }
+            for position in 0...chunk.count { text.append(alphabet[Int(value >> (18 - 6 * position) & 0x3F)]) }
+            index += 3
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Whether the stored `phc` should be made again with `costs` once its password is known:
@@ -76,15 +149,46 @@ public enum PasswordHasher {
         return nothingCheaper && somethingDearer
     }
 
-    /// Whether the NFC form of `password` matches the PHC string `phc`; the corresponding C function is `argon2id_verify`.
+    /// Whether the NFC form of `password` matches the PHC string `phc`: libsodium's
+    /// `crypto_pwhash_str_verify` (libargon2's `argon2id_verify` for a hash under 16 bytes).
     ///
     /// Returns false for anything that is not a well-formed Argon2id PHC string.
     public static func verify(_ password: Secret, against phc: String) -> Bool {
-        let bytes = Array(normalized(password).utf8)
-        return argon2id_verify(phc, bytes, bytes.count) == ARGON2_OK.rawValue
+        verification(password, against: phc) == .matches
     }
 
-    /// Whether the NFC form of `password` matches `hash`; the corresponding C function is `argon2id_verify`.
+    /// What checking the NFC form of `password` against `phc` found.
+    enum Verification: Equatable {
+        /// It matches.
+        case matches
+        /// Argon2 ran, and it does not match.
+        case doesNotMatch
+        /// Nothing ran: the library cannot be loaded (the reason says so), or refused the string.
+        case refused(String)
+    }
+
+    /// Checks `password` against `phc` through the library ``Library/checking(_:)`` picks.
+    static func verification(_ password: Secret, against phc: String) -> Verification {
+        let library = Library.checking(phc)
+        if let failure = library.failure { return .refused(failure) }
+        let bytes = Array(normalized(password).utf8)
+        switch library {
+        case .libsodium:
+            switch csodium_verify(phc, bytes.map { CChar(bitPattern: $0) }, bytes.count) {
+            case 0: return .matches
+            case 1: return .doesNotMatch
+            default: return .refused("it is not a well-formed Argon2id PHC string")
+            }
+        case .libargon2:
+            switch argon2id_verify(phc, bytes, bytes.count) {
+            case ARGON2_OK.rawValue: return .matches
+            case ARGON2_VERIFY_MISMATCH.rawValue: return .doesNotMatch
+            default: return .refused("it is not a well-formed Argon2id PHC string")
+            }
+        }
+    }
+
+    /// Whether the NFC form of `password` matches `hash`, as ``verify(_:against:)-(_,String)`` checks it.
     public static func verify(_ password: Secret, against hash: PasswordHash) -> Bool {
         verify(password, against: hash.phc)
     }
@@ -111,7 +215,8 @@ extension PasswordHasher {
         /// It is not.
         case doesNotMatch
         /// The stored hash is not one signup can check (another algorithm, a damaged string, costs beyond
-        /// reason), or no hash can be checked: libargon2 cannot be loaded (the reason says so).
+        /// reason), or no hash can be checked: libsodium (or libargon2, for a hash it alone checks)
+        /// cannot be loaded (the reason says so).
         case unusableHash(String)
     }
 
@@ -152,8 +257,8 @@ extension PasswordHasher {
             _ = verify(password, against: usable?.phc ?? dummyHash)
             return .doesNotMatch
         }
-        // Without libargon2 (loaded here the first time) no hash can be checked: say why.
-        if let failure = cargon2_failure() { return .unusableHash(String(cString: failure)) }
+        // Without libsodium (loaded here the first time) no hash can be checked: say why.
+        if let failure = Library.libsodium.failure { return .unusableHash(failure) }
         let hash: PasswordHash
         do {
             hash = try PasswordHash(parsing: phc)
@@ -161,16 +266,15 @@ extension PasswordHasher {
             _ = verifyAgainstDummy(password)
             return .unusableHash(error.reason)
         }
-        let bytes = Array(normalized(password).utf8)
-        switch argon2id_verify(hash.phc, bytes, bytes.count) {
-        case ARGON2_OK.rawValue:
+        switch verification(password, against: hash.phc) {
+        case .matches:
             return .matches
-        case ARGON2_VERIFY_MISMATCH.rawValue:
+        case .doesNotMatch:
             return .doesNotMatch
-        default:
-            // libargon2 refused to decode it, before any hashing: spend the one verification now.
+        case .refused(let reason):
+            // Nothing was hashed (a library refused to decode it, or cannot be loaded): spend the one verification now.
             _ = verifyAgainstDummy(password)
-            return .unusableHash("it is not a well-formed Argon2id PHC string")
+            return .unusableHash(reason)
         }
     }
 
@@ -226,7 +330,7 @@ extension PasswordHasher {
     }
 
     /// How many bytes `text` decodes to as PHC base64 (standard alphabet, no padding, unused bits zero), or nil.
-    private static func base64Length(_ text: Substring.UTF8View) -> Int? {
+    fileprivate static func base64Length(_ text: Substring.UTF8View) -> Int? {
         func value(_ byte: UInt8) -> UInt8? {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")

@@ -1,5 +1,5 @@
-// What the loaders of libsqlite3 (Sources/CSQLite), libargon2 (Sources/CArgon2) and libzxcvbn
-// (Sources/CZxcvbn) share: a library loaded with dlopen on first use, its functions found with
+// What the loaders of libsqlite3 (Sources/CSQLite), libargon2 (Sources/CArgon2), libsodium
+// (Sources/CSodium) and libzxcvbn (Sources/CZxcvbn) share: a library loaded with dlopen on first use, its functions found with
 // dlsym. Nothing before the first prompt maps them (StartupTests).
 #include <stddef.h>
 

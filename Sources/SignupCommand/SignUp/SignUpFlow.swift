@@ -1,5 +1,6 @@
 import AccountStore
 import ArgumentParser
+import CSystem
 import Dispatch
 import FoundationEssentials
 import PasswordStrength
@@ -295,6 +296,7 @@ struct SignUpFlow {
                       public publicSignup: (origin: String, limits: SignupLimits)? = nil, notifier: ProofFlow? = nil,
                       waiting: @escaping @Sendable (String) -> Void = { _ in }) -> SubmitResult<CreatedAccount> {
         do throws(StoreError) {
+            _ = signup_release_clean_file_pages()  // the hash's memory adds to less: CSystem/shim.h
             let hash = try PasswordHasher.hash(submission.password, costs: costs)
             if dryRun {
                 // Everything but the write: a taken email, and a store that would refuse the write, say so.
