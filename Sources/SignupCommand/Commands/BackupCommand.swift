@@ -51,10 +51,10 @@ struct RestoreCommand: ParsableCommand {
         commandName: "restore",
         abstract: About.english("Replace the account database's contents with a backup's."),
         discussion: About.english("""
-            The database file stays where it is, with its owner, group and mode, and is overwritten \
-            page by page through SQLite's online backup: a mail server reading it meanwhile sees the \
-            old accounts or the restored ones, never a mix, and need not be stopped. Every account \
-            added since the backup is gone. At a terminal it asks "Replace every account of PLACE? \
+            The database file stays where it is, with its owner, group and mode, and its accounts are \
+            replaced in one transaction: a mail server reading it meanwhile sees the old accounts or \
+            the restored ones, never a mix, and need not be stopped. Every account added since the \
+            backup is gone. At a terminal it asks "Replace every account of PLACE? \
             [y/N]"; a script must say --yes.
             Exit codes: 0 restored, 1 declined at the question, 64 usage, 69 there is no database at \
             that place, 74 storage failure (the backup is not a signup database, or is a newer \
