@@ -105,21 +105,8 @@ struct RestoreCommand: ParsableCommand {
 
     /// Asks `Replace every account of PLACE? [y/N]` at the terminal; Ctrl-C or Ctrl-D there exits 130.
     private static func confirm(_ location: StoreLocation) throws -> Bool {
-        TerminalGuard.prepareInterruptReport(conversation: Self.nothingRestored, result: "")
-        let session = try TerminalStart.session(hint: Translation.signup(Translation.english("Nothing was restored. Add --yes to restore without asking.")))
-        session.discardTypeAhead()
-        let question = Translation.english("Replace every account of {place}? [y/N] ", ["place": location.visible])
-        let keys = AnswerKeys(english: question, shown: Translation.signup(question))
-        let read = session.readLine(prompt: keys.shown, remember: false)
-        session.close()
-        switch read {
-        case .line(let answer):
-            return ["y", "yes"].contains(keys.englishAnswer(for: answer).trimmingBlanks().lowercased())
-        case .unreadable:
-            return false
-        case .interrupted, .endOfInput:
-            IO.write(Self.nothingRestored, to: 2)
-            throw ExitCode(ExitStatus.cancelled)
-        }
+        try AccountAccess.confirm(Translation.english("Replace every account of {place}? [y/N] ", ["place": location.visible]),
+                                  nothingDone: Self.nothingRestored,
+                                  hint: Translation.signup(Translation.english("Nothing was restored. Add --yes to restore without asking.")))
     }
 }
