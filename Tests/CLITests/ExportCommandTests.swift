@@ -78,7 +78,7 @@ struct ExportCommandTests {
         #expect(box.accounts().isEmpty)
     }
 
-    @Test("--csv writes the same columns with a header, every field quoted")
+    @Test("--csv writes the same columns with a header, every field quoted, and import reads it back whole")
     func csv() {
         let box = Sandbox()
         let from = Self.varied(box)
@@ -90,6 +90,11 @@ struct ExportCommandTests {
         #expect(rows[2].hasPrefix("\"Bob@Example.com\",\"$argon2id$v=19$m=19456,t=2,p=1$"))
         #expect(rows[2].contains(",\"disabled\",,\"2024-02-01T08:00:00Z\","))
         #expect(rows[3].contains(",\"pending\",\"203.0.113.7\","))
+        // Imported back, the CSV gives the same rows as the JSON Lines.
+        let to = box.folder.appendingPathComponent("from-csv.sqlite").path
+        let imported = box.run(["import", box.file("accounts.csv", run.stdoutBytes), "--db", to])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(Self.sqliteRows(to) == Self.sqliteRows(from))
     }
 
     @Test("SQLite to PostgreSQL and back: every row the same in both, compared in each database",

@@ -24,7 +24,7 @@ struct RecordReader {
         case problem(line: Int, code: String)
     }
 
-    private enum Format { case unknown, csv(isHash: Bool), jsonLines, unusable }
+    private enum Format { case unknown, csv(isHash: Bool), csvWhole, jsonLines, unusable }
 
     private let input: LineInput
     private var format = Format.unknown
@@ -60,6 +60,10 @@ struct RecordReader {
                     format = .jsonLines
                     return Self.jsonRecord(text, line: line)
                 }
+                if text.trimmingBlanks().lowercased() == Self.wholeHeader {
+                    format = .csvWhole
+                    continue
+                }
                 let header = try? Self.csvFields(text).get()
                 switch (header?.email.trimmingBlanks().lowercased(), header?.secret.trimmingBlanks().lowercased()) {
                 case ("email"?, "password"?): format = .csv(isHash: false)
@@ -70,6 +74,8 @@ struct RecordReader {
                 }
             case .jsonLines:
                 return Self.jsonRecord(text, line: line)
+            case .csvWhole:
+                return Self.wholeCSVRecord(text, line: line)
             case .csv(let isHash):
                 switch Self.csvFields(text) {
                 case .success(let fields): return .row(line: line, email: fields.email, secret: fields.secret, isHash: isHash)
@@ -205,6 +211,41 @@ struct RecordReader {
         case (nil, let hash?): return .row(line: line, email: string("email") ?? "", secret: hash, isHash: true, whole: whole)
         default: return .problem(line: line, code: "json.passwordOrHash (give exactly one of password and password_hash)")
         }
+    }
+
+    /// The header of `signup export --csv`: its rows are whole accounts.
+    static let wholeHeader = "email,password_hash,state,origin,created_at,password_changed_at"
+
+    /// One row of `signup export --csv`: six RFC 4180 fields, each quoted (a quote doubled inside)
+    /// or unquoted without quotes; an empty origin or password_changed_at is none.
+    private static func wholeCSVRecord(_ text: String, line: Int) -> Record {
+        var fields: [String] = []
+        var rest = Array(text.utf8)[...]
+        while true {
+            var field: [UInt8] = []
+            if rest.first == quote {
+                guard let (quoted, after) = quotedField(rest) else { return .problem(line: line, code: CSVProblem.unterminatedQuote.code) }
+                field = Array(quoted)
+                rest = after
+            } else {
+                let end = rest.firstIndex(of: comma) ?? rest.endIndex
+                field = Array(rest[..<end])
+                guard !field.contains(quote) else { return .problem(line: line, code: CSVProblem.textAfterQuote.code) }
+                rest = rest[end...]
+            }
+            fields.append(String(decoding: field, as: UTF8.self))
+            guard let next = rest.first else { break }
+            guard next == comma else { return .problem(line: line, code: CSVProblem.textAfterQuote.code) }
+            rest = rest.dropFirst()
+        }
+        guard fields.count == 6 else { return .problem(line: line, code: CSVProblem.fieldCount.code) }
+        guard let state = AccountState(rawValue: fields[2]) else { return .problem(line: line, code: "csv.state (active, disabled or pending)") }
+        let changed = fields[5].isEmpty ? nil : fields[5]
+        guard isTimestamp(fields[4]), changed.map(isTimestamp) ?? true else {
+            return .problem(line: line, code: "csv.date (a UTC time as 2026-11-22T02:35:12Z)")
+        }
+        return .row(line: line, email: fields[0], secret: fields[1], isHash: true,
+                    whole: WholeAccount(state: state, origin: fields[3].isEmpty ? nil : fields[3], createdAt: fields[4], passwordChangedAt: changed))
     }
 
     /// The keys an export's line adds to email and password_hash.
