@@ -9,11 +9,11 @@
 # usage: SIGNUP_BIN=… backup.sh
 set -euo pipefail
 : "${SIGNUP_BIN:?}"
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/scripts/lib/dovecot.sh"
 tmp="$(mktemp -d /tmp/signup-backup.XXXXXX)"
 chmod 0755 "$tmp"
-config="$tmp/dovecot.conf"
 cleanup() {
-    [ -f "$tmp/run/master.pid" ] && doveadm -c "$config" stop >/dev/null 2>&1 || true
+    dovecot_stop "$tmp"
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -37,9 +37,7 @@ check() {  # check DESCRIPTION EXPECTED COMMAND...
 }
 as_reader() { setpriv --reuid=nobody --regid="$group" --clear-groups "$@"; }
 python_count() { as_reader /usr/bin/python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM account").fetchone()[0])' "$db"; }
-login() {  # login EMAIL PASSWORD: accepted or refused, by Dovecot's auth worker as dovecot
-    doveadm -c "$config" auth test "$1" "$2" >/dev/null 2>&1 && echo accepted || echo refused
-}
+login() { dovecot_login "$tmp" "$@"; }  # accepted or refused, by Dovecot's auth worker as dovecot
 
 cat >"$tmp/dovecot-sql.conf.ext" <<SQL
 driver = sqlite
@@ -47,28 +45,7 @@ connect = $db
 default_pass_scheme = ARGON2ID
 password_query = SELECT email_key AS user, password_hash AS password FROM account WHERE email_key = '%Lu' AND state = 'active'
 SQL
-cat >"$config" <<CONF
-base_dir = $tmp/run
-state_dir = $tmp/state
-log_path = $tmp/dovecot.log
-protocols =
-ssl = no
-auth_mechanisms = plain
-auth_failure_delay = 0
-auth_username_chars =
-service auth-worker {
-  user = dovecot
-}
-passdb {
-  driver = sql
-  args = $tmp/dovecot-sql.conf.ext
-}
-userdb {
-  driver = static
-  args = uid=nobody gid=nogroup home=$tmp/home
-}
-CONF
-dovecot -c "$config"
+dovecot_start "$tmp" "$tmp/dovecot-sql.conf.ext"
 
 check "the database its group may read is in the rollback journal" "delete" sqlite3 "$db" "PRAGMA journal_mode"
 check "no -wal or -shm beside it" "" sh -c 'ls "$1"-wal "$1"-shm 2>/dev/null' _ "$db"
@@ -110,7 +87,7 @@ check "Dovecot refuses carol, who came after the backup" "refused" login carol@e
 check "restore asks first: without --yes and a terminal it is a usage error" "64" \
     sh -c '"$1" restore "$2" --db "$3" </dev/null >/dev/null 2>&1; echo $?' _ "$SIGNUP_BIN" "$tmp/backups/accounts.sqlite" "$db"
 
-doveadm -c "$config" stop
+dovecot_stop "$tmp"
 if [ "$failures" -ne 0 ]; then
     echo "--- dovecot log"; cat "$tmp/dovecot.log" 2>/dev/null || true
 fi

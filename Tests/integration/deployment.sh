@@ -9,15 +9,15 @@
 set -euo pipefail
 : "${SIGNUP_BIN:?}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$root/scripts/lib/dovecot.sh"
 if [ "$(id -u)" -ne 0 ]; then echo "deployment: skipped (needs root)"; exit 0; fi
 if [ -z "${SIGNUP_DEPLOYMENT_NAMESPACE:-}" ]; then
     exec env SIGNUP_DEPLOYMENT_NAMESPACE=1 unshare --mount --propagation private bash "${BASH_SOURCE[0]}"
 fi
 tmp="$(mktemp -d /tmp/signup-deployment.XXXXXX)"
 chmod 0755 "$tmp"
-config="$tmp/dovecot.conf"
 cleanup() {
-    [ -f "$tmp/run/master.pid" ] && doveadm -c "$config" stop >/dev/null 2>&1 || true
+    dovecot_stop "$tmp"
     for m in /var/lib/signup /var/lib/signup-public /var/backups/signup /etc; do
         umount "$m" 2>/dev/null || true
     done
@@ -56,29 +56,8 @@ check "it is in the rollback journal" "delete" sqlite3 "$db" "PRAGMA journal_mod
 cat >"$tmp/dovecot-sql.conf.ext" <<SQL
 $(awk '/^# \/etc\/dovecot\/dovecot-sql.conf.ext$/ { p = 1; next } p && /^```$/ { exit } p' "$root/docs/deployment.md")
 SQL
-cat >"$config" <<CONF
-base_dir = $tmp/run
-state_dir = $tmp/state
-log_path = $tmp/dovecot.log
-protocols =
-ssl = no
-auth_mechanisms = plain
-auth_failure_delay = 0
-auth_username_chars =
-service auth-worker {
-  user = dovecot
-}
-passdb {
-  driver = sql
-  args = $tmp/dovecot-sql.conf.ext
-}
-userdb {
-  driver = static
-  args = uid=nobody gid=nogroup home=$tmp/home
-}
-CONF
-dovecot -c "$config"
-login() { doveadm -c "$config" auth test "$1" "$2" >/dev/null 2>&1 && echo accepted || echo refused; }
+dovecot_start "$tmp" "$tmp/dovecot-sql.conf.ext"
+login() { dovecot_login "$tmp" "$@"; }
 check "Dovecot accepts the postmaster" "accepted" login postmaster@example.org "$password"
 
 # A stranger's sign-up as the forced command runs it (as new), approved by the administrator.
@@ -92,7 +71,8 @@ check "block 3 (the nightly backup's cron file) runs" "0" sh -c 'bash -e "$1/blo
 backup_command="$(sed -n 's/^30 3 \* \* \* root //p' /etc/cron.d/signup-backup | sed 's/\\%/%/g')"
 check "the nightly backup's command runs" "0" sh -c "$backup_command >/dev/null 2>&1; echo \$?"
 check "Dovecot still accepts the stranger after the backup" "accepted" login stranger@example.com "$password"
-check "after sqlite3's .backup closed it last too" "accepted" sh -c 'sqlite3 "$1" ".backup /tmp/x-$$.sqlite" && rm -f /tmp/x-$$.sqlite; doveadm -c "$2" auth test stranger@example.com "$3" >/dev/null 2>&1 && echo accepted || echo refused' _ "$db" "$config" "$password"
+sqlite3 "$db" ".backup $tmp/shell-copy.sqlite"
+check "after sqlite3's .backup closed it last too" "accepted" login stranger@example.com "$password"
 
 signup disable stranger@example.com >/dev/null
 check "a disabled account: Dovecot refuses" "refused" login stranger@example.com "$password"
@@ -101,6 +81,6 @@ cp -p /var/backups/signup/accounts-"$(date +%F)".sqlite /var/backups/signup/acco
 check "block 4 (the restore) runs" "0" sh -c 'bash -e "$1/block4.sh" >/dev/null 2>&1; echo $?' _ "$tmp"
 check "after the restore the stranger is enabled again, as backed up" "accepted" login stranger@example.com "$password"
 
-doveadm -c "$config" stop
+dovecot_stop "$tmp"
 if [ "$failures" -ne 0 ]; then echo "--- dovecot log"; cat "$tmp/dovecot.log" 2>/dev/null || true; fi
 [ "$failures" -eq 0 ]
