@@ -83,6 +83,10 @@ public protocol AccountBackend: AnyObject {
     /// back: throws what `create` would throw (a taken email, a read-only or append-only file, a
     /// role that may not insert, a row-level security policy, …) and stores nothing.
     func rehearseCreate(email: String, passwordHash: PasswordHash) throws(StoreError)
+    /// Hands every account whole (its hash, state, origin and dates) to `body` in id order, one
+    /// row in memory at a time, until it returns false: `signup export`. A store opened for
+    /// writing, so every migration has run.
+    func streamWholeAccounts(_ body: (ExportedAccount) -> Bool) throws(StoreError)
 }
 
 /// One account to store in a batch (``AccountBackend/insertBatch(_:update:at:)``).
@@ -93,12 +97,53 @@ public struct NewAccount: Sendable, Equatable {
     public var passwordHash: PasswordHash
     /// The state it is created in.
     public var state: AccountState
+    /// When it was created (UTC ISO 8601), as another store recorded it; nil: the batch's time.
+    public var createdAt: String?
+    /// When its password last changed, as another store recorded it; nil: never.
+    public var passwordChangedAt: String?
+    /// Where a public sign-up came from (the client's address), as another store recorded it.
+    public var origin: String?
 
-    /// An account to create in `state`.
+    /// An account to create in `state`, created now.
     public init(email: String, passwordHash: PasswordHash, state: AccountState = .active) {
         self.email = email
         self.passwordHash = passwordHash
         self.state = state
+    }
+
+    /// An account exported from a store (``ExportedAccount``), to be stored exactly as it was:
+    /// its state, origin and dates are kept, and with `update` they replace a taken account's.
+    public init(email: String, passwordHash: PasswordHash, state: AccountState, origin: String?, createdAt: String, passwordChangedAt: String?) {
+        self.init(email: email, passwordHash: passwordHash, state: state)
+        self.origin = origin
+        self.createdAt = createdAt
+        self.passwordChangedAt = passwordChangedAt
+    }
+}
+
+/// An account whole, its stored hash included: what `signup export` writes and `import` restores.
+public struct ExportedAccount: Sendable, Equatable {
+    /// The email as stored (trimmed, NFC).
+    public var email: String
+    /// The stored PHC hash, as stored.
+    public var passwordHash: String
+    /// Its state.
+    public var state: AccountState
+    /// Where a public sign-up came from, or nil.
+    public var origin: String?
+    /// When it was created (UTC ISO 8601).
+    public var createdAt: String
+    /// When its password last changed, or nil.
+    public var passwordChangedAt: String?
+
+    /// Makes an exported account value.
+    public init(email: String, passwordHash: String, state: AccountState, origin: String?, createdAt: String, passwordChangedAt: String?) {
+        self.email = email
+        self.passwordHash = passwordHash
+        self.state = state
+        self.origin = origin
+        self.createdAt = createdAt
+        self.passwordChangedAt = passwordChangedAt
     }
 }
 

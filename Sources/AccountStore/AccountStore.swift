@@ -18,13 +18,15 @@ public final class AccountStore: Sendable {
 
     /// This store's share of the process's one connection to the file (``DatabaseFile``).
     private let connection: DatabaseFile.Lease
-    private let isReadOnly: Bool
+    let isReadOnly: Bool
     /// Whether the keys on disk still predate `v2-email-key-casefold` (a reader never migrates).
     private let hasOldKeys: Bool
     /// Whether `v3-account-state` has run (a reader of an older file sees every account as active).
     private let hasStates: Bool
 
-    private var db: SQLiteConnection { connection.file.db }
+    var db: SQLiteConnection { connection.file.db }
+    /// The process's connection to the file (Backup.swift copies through it).
+    var file: DatabaseFile { connection.file }
 
     /// Opens the database at `path`, creating it (and its folders) when missing.
     public convenience init(path: String) throws(StoreError) {
@@ -53,20 +55,46 @@ public final class AccountStore: Sendable {
             hasStates = true
             // Migrations run first, in the file's own journal mode: in a transaction a damaged
             // file refuses is rolled back, so it keeps its bytes (the WAL switch rewrites the
-            // header and cannot be undone). A file that migrated is then switched to WAL.
+            // header and cannot be undone). A file that migrated is then given its journal mode.
             try db.access {
                 try Migrations.migrate(db)
-                if try db.text("PRAGMA journal_mode") != "wal" {
-                    // On a read-only file this stays in its current mode; writes then
-                    // fail with SQLITE_READONLY, which `create` reports.
-                    // The switch needs the file's exclusive lock, which SQLite takes without its busy
-                    // handler: another program's write lock on a file it put in a rollback journal
-                    // refused the writer at once, where a writer waits its turn.
-                    try db.retryingWhileBusy(for: Self.busyTimeout) { _ = try db.text("PRAGMA journal_mode = WAL") }
-                }
+                try Self.chooseJournal(db, sharedForReading: connection.file.isSharedForReading)
             }
         } catch {
             throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// Puts the file in the journal mode its readers need.
+    ///
+    /// A file only its owner may read is kept in WAL: readers never wait for writers. A file its
+    /// group or others may read (a mail server's auth worker in its group) is kept in the rollback
+    /// journal (`DELETE`): WAL cannot be read without its `-wal` and `-shm`, which such a reader
+    /// may not create, and every other program that closes the file last (the `sqlite3` shell's
+    /// `.backup`, Python, PHP) deletes them. In the rollback journal the file alone is the
+    /// database: whoever closed it last, the reader reads it. Readers and writers then take turns
+    /// (a writer waits up to ``busyTimeout``; so does signup's reader).
+    ///
+    /// Leaving WAL needs every other connection closed: while one is open (a mail server's) the
+    /// file stays in WAL, its side files kept, and a later run switches it.
+    static func chooseJournal(_ db: SQLiteConnection, sharedForReading: Bool) throws {
+        let wanted = sharedForReading ? "delete" : "wal"
+        guard try db.text("PRAGMA journal_mode") != wanted else { return }
+        // On a read-only file this stays in its current mode; writes then
+        // fail with SQLITE_READONLY, which `create` reports.
+        // The switch needs the file's exclusive lock, which SQLite takes without its busy
+        // handler: another program's write lock on a file it put in a rollback journal
+        // refused the writer at once, where a writer waits its turn.
+        guard sharedForReading else {
+            try db.retryingWhileBusy(for: Self.busyTimeout) { _ = try db.text("PRAGMA journal_mode = WAL") }
+            return
+        }
+        // Leaving WAL removes the -wal and -shm only when they are not kept.
+        try db.keepSideFiles(false)
+        do {
+            try db.retryingWhileBusy(for: 0.2) { _ = try db.text("PRAGMA journal_mode = DELETE") }
+        } catch let error as SQLiteError where error.isBusy {
+            try db.keepSideFiles(true)
         }
     }
 
@@ -322,19 +350,28 @@ public final class AccountStore: Sendable {
         return try writing(removesHashes: update) { db in
             // One prepared insert for the whole batch, bound again for each row.
             try db.withStatement("""
-                INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES (?, ?, ?, ?, ?) \
-                ON CONFLICT (email_key) DO NOTHING
+                INSERT INTO account (email, email_key, password_hash, created_at, state, password_changed_at, origin) \
+                VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (email_key) DO NOTHING
                 """) { insert in
                 var outcomes: [BatchOutcome] = []
                 outcomes.reserveCapacity(rows.count)
                 for row in rows {
                     let key = try Self.checkedKey(forEmail: row.email)
-                    try insert.bind([.text(Self.normalized(row.email)), .text(key), .text(row.passwordHash.phc), .text(now), .text(row.state.rawValue)])
+                    try insert.bind([.text(Self.normalized(row.email)), .text(key), .text(row.passwordHash.phc), .text(row.createdAt ?? now),
+                                     .text(row.state.rawValue), SQLiteValue(row.passwordChangedAt), SQLiteValue(row.origin)])
                     try insert.run()
                     if db.changes == 1 {
                         outcomes.append(.created(id: db.lastInsertedRowID))
                     } else if !update {
                         outcomes.append(.taken)
+                    } else if let createdAt = row.createdAt {
+                        // A whole account (an export's): it replaces the taken one's, as it was.
+                        try db.execute("""
+                            UPDATE account SET password_hash = ?, state = ?, created_at = ?, password_changed_at = ?, origin = ? \
+                            WHERE email_key = ?
+                            """, [.text(row.passwordHash.phc), .text(row.state.rawValue), .text(createdAt), SQLiteValue(row.passwordChangedAt),
+                                  SQLiteValue(row.origin), .text(key)])
+                        outcomes.append(.updated)
                     } else {
                         try db.execute("UPDATE account SET password_hash = ?, password_changed_at = ? WHERE email_key = ?",
                                        [.text(row.passwordHash.phc), .text(now), .text(key)])
@@ -411,6 +448,23 @@ public final class AccountStore: Sendable {
                         rows.withBytes(2) { createdAt in body(rows.int64(0), email, createdAt, state) }
                     }
                     if !more { return }
+                }
+            }
+        }
+    }
+
+    /// Every account whole, in id order (``AccountBackend/streamWholeAccounts(_:)``).
+    public func streamWholeAccounts(_ body: (ExportedAccount) -> Bool) throws(StoreError) {
+        try reading { db in
+            try db.withStatement("""
+                SELECT \(SafeColumn.text("email")), \(SafeColumn.hash), \(SafeColumn.text("state")), CAST(origin AS TEXT), \
+                \(SafeColumn.text("created_at")), CAST(password_changed_at AS TEXT) FROM account ORDER BY id
+                """) { rows in
+                while try rows.step() {
+                    let account = ExportedAccount(
+                        email: rows.text(0), passwordHash: rows.text(1), state: AccountState(stored: rows.text(2)),
+                        origin: rows.optionalText(3), createdAt: rows.text(4), passwordChangedAt: rows.optionalText(5))
+                    if !body(account) { return }
                 }
             }
         }

@@ -8,7 +8,7 @@
 #include "CLoader.h"
 
 #define SQLITE_FUNCTIONS(X) \
-    X(sqlite3_bind_int64) X(sqlite3_bind_null) X(sqlite3_bind_text) X(sqlite3_busy_timeout) X(sqlite3_changes) \
+    X(sqlite3_backup_finish) X(sqlite3_backup_init) X(sqlite3_backup_step) X(sqlite3_bind_int64) X(sqlite3_bind_null) X(sqlite3_bind_text) X(sqlite3_busy_timeout) X(sqlite3_changes) \
     X(sqlite3_clear_bindings) X(sqlite3_close) X(sqlite3_close_v2) X(sqlite3_column_bytes) X(sqlite3_column_int64) \
     X(sqlite3_column_text) X(sqlite3_column_type) X(sqlite3_db_config) X(sqlite3_db_mutex) X(sqlite3_errmsg) \
     X(sqlite3_errstr) X(sqlite3_extended_errcode) X(sqlite3_file_control) X(sqlite3_finalize) \
@@ -68,3 +68,8 @@ HIDDEN int sqlite3_bind_text(sqlite3_stmt *s, int i, const char *text, int bytes
 HIDDEN int sqlite3_clear_bindings(sqlite3_stmt *s) { return CALL(sqlite3_clear_bindings)(s); }
 HIDDEN int sqlite3_finalize(sqlite3_stmt *s) { return s == NULL ? SQLITE_OK : CALL(sqlite3_finalize)(s); }
 HIDDEN int sqlite3_reset(sqlite3_stmt *s) { return CALL(sqlite3_reset)(s); }
+HIDDEN sqlite3_backup *sqlite3_backup_init(sqlite3 *to, const char *toName, sqlite3 *from, const char *fromName) {
+    return CALL(sqlite3_backup_init)(to, toName, from, fromName);
+}
+HIDDEN int sqlite3_backup_step(sqlite3_backup *b, int pages) { return CALL(sqlite3_backup_step)(b, pages); }
+HIDDEN int sqlite3_backup_finish(sqlite3_backup *b) { return CALL(sqlite3_backup_finish)(b); }

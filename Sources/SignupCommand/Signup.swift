@@ -52,12 +52,17 @@ struct Signup: ParsableCommand {
               signup import --dry-run users.csv
                                               check a file of email,password rows, store nothing
               signup import users.csv         create its accounts
+              signup export > accounts.jsonl  every account whole, to import elsewhere
+              signup backup /var/backups/signup/accounts.sqlite
+                                              a consistent copy while it is in use
+              signup restore --yes /var/backups/signup/accounts.sqlite
               signup config                   the settings and where each came from
             """),
         version: About.version,
         subcommands: [
             CreateCommand.self, ListCommand.self, VerifyCommand.self, PasswdCommand.self, ResetCommand.self, DisableCommand.self,
-            EnableCommand.self, DeleteCommand.self, ImportCommand.self, ConfigCommand.self,
+            EnableCommand.self, DeleteCommand.self, ImportCommand.self, ExportCommand.self, BackupCommand.self, RestoreCommand.self,
+            ConfigCommand.self,
         ],
         defaultSubcommand: CreateCommand.self
     )

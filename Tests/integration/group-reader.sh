@@ -22,8 +22,8 @@ db="$folder/accounts.sqlite"
 install -d -m 0750 -o root -g "$group" "$folder"
 password="Quartz-Lantern-58"
 SIGNUP_PASSWORD="$password" "$SIGNUP_BIN" --quiet --email alice@example.com --db "$db" </dev/null
-# What docs/storage.md tells an administrator to do; signup's next run gives the -wal and -shm it
-# keeps the file's group and mode.
+# What docs/storage.md tells an administrator to do; signup's next write puts the file, which its
+# group may now read, in the rollback journal: no -wal or -shm for the readers to need.
 chgrp "$group" "$db"; chmod 0640 "$db"
 SIGNUP_PASSWORD="$password" "$SIGNUP_BIN" --quiet --email bob@example.com --db "$db" </dev/null
 "$SIGNUP_BIN" list --db "$db" >/dev/null  # a reader of root's was the last to close

@@ -294,11 +294,19 @@ public final class PostgresStore: AccountBackend {
             try connection.execute("BEGIN")
             for (row, key) in zip(rows, keys) {
                 let inserted = try connection.execute("""
-                    INSERT INTO account (email, email_key, password_hash, created_at, state) VALUES ($1, $2, $3, $4, $5)
-                    ON CONFLICT (email_key) DO NOTHING RETURNING id
-                    """, [AccountStore.normalized(row.email), key, row.passwordHash.phc, now, row.state.rawValue])
+                    INSERT INTO account (email, email_key, password_hash, created_at, state, password_changed_at, origin)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (email_key) DO NOTHING RETURNING id
+                    """, [AccountStore.normalized(row.email), key, row.passwordHash.phc, row.createdAt ?? now, row.state.rawValue,
+                          row.passwordChangedAt, row.origin])
                 if let id = inserted.first?[0].flatMap({ Int64($0) }) {
                     outcomes.append(.created(id: id))
+                } else if update, let createdAt = row.createdAt {
+                    // A whole account (an export's): it replaces the taken one's, as it was.
+                    try connection.execute("""
+                        UPDATE account SET password_hash = $1, state = $2, created_at = $3, password_changed_at = $4, origin = $5
+                        WHERE email_key = $6
+                        """, [row.passwordHash.phc, row.state.rawValue, createdAt, row.passwordChangedAt, row.origin, key])
+                    outcomes.append(.updated)
                 } else if update {
                     try connection.execute("UPDATE account SET password_hash = $1, password_changed_at = $2 WHERE email_key = $3",
                                            [row.passwordHash.phc, now, key])
@@ -407,6 +415,25 @@ public final class PostgresStore: AccountBackend {
                     return false
                 }
                 return body(Account(id: id, email: email, createdAt: createdAt, state: AccountState(stored: row[3] ?? ""), passwordChangedAt: row[4]))
+            }
+        }
+        if malformed { throw .unavailable(reason: "\(location) holds an account row with a missing value") }
+    }
+
+    /// Every account whole, in id order (``AccountBackend/streamWholeAccounts(_:)``).
+    public func streamWholeAccounts(_ body: (ExportedAccount) -> Bool) throws(StoreError) {
+        var malformed = false
+        try run { () throws(PGFailure) in
+            try connection.stream("""
+                SELECT email, password_hash, COALESCE(CAST(state AS TEXT), ''), origin, created_at, password_changed_at
+                FROM account ORDER BY id
+                """, []) { row in
+                guard let email = row[0], let hash = row[1], let createdAt = row[4] else {
+                    malformed = true
+                    return false
+                }
+                return body(ExportedAccount(email: email, passwordHash: hash, state: AccountState(stored: row[2] ?? ""), origin: row[3],
+                                            createdAt: createdAt, passwordChangedAt: row[5]))
             }
         }
         if malformed { throw .unavailable(reason: "\(location) holds an account row with a missing value") }

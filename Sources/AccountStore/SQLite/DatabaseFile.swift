@@ -46,12 +46,24 @@ final class DatabaseFile: Sendable {
     /// Why a writer must be refused, found when the file was first opened for reading: a crash-left
     /// `-wal` whose replay failed on a private copy (``inspect(_:path:rehearsingWrites:)``).
     private let writeRefusal: StoreError?
+    /// The file's canonical path, looked at by name only (``isSharedForReading``).
+    let canonical: [UInt8]
 
-    private init(db: SQLiteConnection, identity: Identity, name: SQLiteName.Descriptor?, writeRefusal: StoreError?) {
+    private init(db: SQLiteConnection, identity: Identity, name: SQLiteName.Descriptor?, writeRefusal: StoreError?, canonical: [UInt8]) {
         self.db = db
         self.identity = identity
         self.name = name
         self.writeRefusal = writeRefusal
+        self.canonical = canonical
+    }
+
+    /// Whether the file's mode lets its group or others read it: readers of another user (a mail
+    /// server's auth worker) are meant to read it, and may create nothing beside it. By name
+    /// (`lstat`), with no descriptor.
+    var isSharedForReading: Bool {
+        var info = stat()
+        guard canonical.withCString({ lstat($0, &info) }) == 0 else { return false }
+        return info.st_mode & 0o044 != 0
     }
 
     /// The open files of this process and how many leases each has. Every open and every close
@@ -84,7 +96,7 @@ final class DatabaseFile: Sendable {
             alignSideFiles(of: resolved.canonical)
             let name = try SQLiteName.make(resolved.canonical, writable: true, path: path)
             _ = try inspect(name, path: path, rehearsingWrites: true)  // refuses what is not ours before anything is written
-            let file = DatabaseFile(db: try openQueue(name.text, path: path), identity: identity, name: name.descriptor, writeRefusal: nil)
+            let file = DatabaseFile(db: try openQueue(name.text, path: path), identity: identity, name: name.descriptor, writeRefusal: nil, canonical: resolved.canonical)
             files[identity] = (file, 1)
             return Lease(file)
         }
@@ -109,7 +121,7 @@ final class DatabaseFile: Sendable {
             var contents: Migrations.Contents
             do throws(StoreError) {
                 let inspected = try inspect(name, path: path)
-                file = DatabaseFile(db: try openQueue(name.text, path: path), identity: identity, name: name.descriptor, writeRefusal: inspected.writeRefusal)
+                file = DatabaseFile(db: try openQueue(name.text, path: path), identity: identity, name: name.descriptor, writeRefusal: inspected.writeRefusal, canonical: resolved.canonical)
                 contents = inspected.contents
             } catch {
                 guard !FileSystem.isWritable(resolved.canonical) else { throw error }
@@ -121,7 +133,7 @@ final class DatabaseFile: Sendable {
                 // side files cannot be made: read it as the unchanging file it is.
                 let db = try openImmutable(name, path: path)
                 contents = try reading(db, path: path) { db in try Migrations.contents(db, path: path) }
-                file = DatabaseFile(db: db, identity: identity, name: name.descriptor, writeRefusal: nil)
+                file = DatabaseFile(db: db, identity: identity, name: name.descriptor, writeRefusal: nil, canonical: resolved.canonical)
             }
             files[identity] = (file, 1)
             return (Lease(file), contents)

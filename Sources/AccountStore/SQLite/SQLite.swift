@@ -17,6 +17,9 @@ struct SQLiteError: Error, CustomStringConvertible {
     /// The primary result code (`SQLITE_CONSTRAINT`, `SQLITE_IOERR`...).
     var code: Int32 { extendedCode & 0xFF }
 
+    /// Another connection holds the lock this call needed (`SQLITE_BUSY`).
+    var isBusy: Bool { code == SQLITE_BUSY }
+
     init(code: Int32, message: String? = nil) {
         extendedCode = code
         self.message = message ?? sqlite3_errstr(code).map { String(cString: $0) } ?? "SQLite error \(code)"
@@ -108,6 +111,33 @@ final class SQLiteConnection: @unchecked Sendable {
             handle = nil
             throw error
         }
+    }
+
+    /// Whether the `-wal` and `-shm` stay beside the file when the last connection closes WAL
+    /// (`SQLITE_FCNTL_PERSIST_WAL`); off, leaving WAL removes them.
+    func keepSideFiles(_ keep: Bool) throws(SQLiteError) {
+        var flag: Int32 = keep ? 1 : 0
+        let code = sqlite3_file_control(try db, "main", SQLITE_FCNTL_PERSIST_WAL, &flag)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code) }
+    }
+
+    /// Copies this connection's database, page by page, into `destination`'s (SQLite's online
+    /// backup, `sqlite3_backup_*`): one consistent snapshot, taken while others go on reading and
+    /// writing. Waits (every 20 ms, up to `seconds`) while either side is locked by another writer.
+    func copy(into destination: SQLiteConnection, waitingUpTo seconds: Double) throws(SQLiteError) {
+        let source = try db, target = try destination.db
+        guard let backup = sqlite3_backup_init(target, "main", source, "main") else { throw destination.lastError() }
+        let deadline = Self.monotonicSeconds() + seconds
+        var code: Int32
+        while true {
+            code = sqlite3_backup_step(backup, -1)
+            let locked = code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED
+            guard code == SQLITE_OK || (locked && Self.monotonicSeconds() < deadline) else { break }
+            if locked { usleep(20_000) }
+        }
+        let finished = sqlite3_backup_finish(backup)
+        guard code == SQLITE_DONE else { throw SQLiteError(code: code, message: String(cString: sqlite3_errstr(code))) }
+        guard finished == SQLITE_OK else { throw destination.lastError(finished) }
     }
 
     deinit {
@@ -340,7 +370,7 @@ extension SQLiteConnection {
         }
     }
 
-    private static func monotonicSeconds() -> Double {
+    static func monotonicSeconds() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9

@@ -39,6 +39,27 @@ enum AccountAccess {
     }
 
     /// The email as the store keys it: trimmed and NFC, as a sign-up stores it.
+    /// Asks the yes-or-no `question` (English; shown in the reader's language) at the terminal:
+    /// only y or yes (or the language's own letters) says yes. Ctrl-C or Ctrl-D there writes
+    /// `nothingDone` and exits 130; `hint` is what a run without a terminal is told.
+    static func confirm(_ question: String, nothingDone: String, hint: String) throws -> Bool {
+        TerminalGuard.prepareInterruptReport(conversation: nothingDone, result: "")
+        let session = try TerminalStart.session(hint: hint)
+        session.discardTypeAhead()
+        let keys = AnswerKeys(english: question, shown: Translation.signup(question))
+        let read = session.readLine(prompt: keys.shown, remember: false)
+        session.close()
+        switch read {
+        case .line(let answer):
+            return ["y", "yes"].contains(keys.englishAnswer(for: answer).trimmingBlanks().lowercased())
+        case .unreadable:
+            return false
+        case .interrupted, .endOfInput:
+            IO.write(nothingDone, to: 2)
+            throw ExitCode(ExitStatus.cancelled)
+        }
+    }
+
     static func normalized(_ email: String) -> String {
         SignupForm.normalizeEmail(email)
     }
@@ -201,21 +222,7 @@ struct DeleteCommand: ParsableCommand {
 
     /// Asks `Delete EMAIL? [y/N]` at the terminal; Ctrl-C or Ctrl-D there exits 130.
     private static func confirm(_ email: String) throws -> Bool {
-        TerminalGuard.prepareInterruptReport(conversation: Self.nothingDeleted, result: "")
-        let session = try TerminalStart.session(hint: Translation.signup(Translation.english("Nothing was deleted. Add --yes to delete without asking.")))
-        session.discardTypeAhead()
-        let question = Translation.english("Delete {email}? [y/N] ", ["email": VisibleText.of(email)])
-        let keys = AnswerKeys(english: question, shown: Translation.signup(question))
-        let read = session.readLine(prompt: keys.shown, remember: false)
-        session.close()
-        switch read {
-        case .line(let answer):
-            return ["y", "yes"].contains(keys.englishAnswer(for: answer).trimmingBlanks().lowercased())
-        case .unreadable:
-            return false
-        case .interrupted, .endOfInput:
-            IO.write(Self.nothingDeleted, to: 2)
-            throw ExitCode(ExitStatus.cancelled)
-        }
+        try AccountAccess.confirm(Translation.english("Delete {email}? [y/N] ", ["email": VisibleText.of(email)]), nothingDone: Self.nothingDeleted,
+                                  hint: Translation.signup(Translation.english("Nothing was deleted. Add --yes to delete without asking.")))
     }
 }

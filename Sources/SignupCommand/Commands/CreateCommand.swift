@@ -1,6 +1,5 @@
 import AccountStore
 import ArgumentParser
-import Dispatch
 import FoundationEssentials
 import PasswordStrength
 import SignupCore

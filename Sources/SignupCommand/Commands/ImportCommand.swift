@@ -199,6 +199,8 @@ struct ImportRun {
         var email: String
         var password: Secret?
         var hash: PasswordHash?
+        /// An export's line: the account's state, origin and dates, stored as they were.
+        var whole: WholeAccount?
     }
 
     /// Why a row is not imported: its codes, and the email when it may be shown.
@@ -221,9 +223,11 @@ struct ImportRun {
             switch record {
             case .problem(let at, let code):
                 (line, checked) = (at, .failure(Rejection(codes: [code])))
-            case .row(let at, let email, let secret, let isHash):
+            case .row(let at, let email, let secret, let isHash, let whole):
                 line = at
-                checked = check(line: line, email: email, secret: secret, isHash: isHash, form: form).flatMap { remember($0, secret: secret) }
+                checked = check(line: line, email: email, secret: secret, isHash: isHash, form: form)
+                    .map { row in var row = row; row.whole = whole; return row }
+                    .flatMap { remember($0, secret: secret) }
             }
             guard line >= fromLine else { continue }
             switch checked {
@@ -334,7 +338,12 @@ struct ImportRun {
             case .alreadyThere:
                 break
             case .write(let hash?):
-                writes.append((index, NewAccount(email: row.email, passwordHash: hash)))
+                if let whole = row.whole {
+                    writes.append((index, NewAccount(email: row.email, passwordHash: hash, state: whole.state, origin: whole.origin,
+                                                     createdAt: whole.createdAt, passwordChangedAt: whole.passwordChangedAt)))
+                } else {
+                    writes.append((index, NewAccount(email: row.email, passwordHash: hash)))
+                }
             case .write(nil):  // a dry run's: what the write would have been
                 if case .update = plans[index] { outcomes[index] = .updated } else { outcomes[index] = .created(id: 0) }
             case .unhashable:
@@ -398,7 +407,8 @@ struct ImportRun {
             switch plans[index] {
             case .alreadyThere:
                 decision = .alreadyThere
-            case .update(let stored) where row.hash.map({ $0.phc == stored })
+            // An export's line is written whole even with the same hash: its state and dates count too.
+            case .update(let stored) where row.whole == nil && row.hash.map({ $0.phc == stored })
                     ?? (PasswordHasher.check(row.password ?? Secret(""), against: stored) == .matches):
                 decision = .alreadyThere
             case .create, .update:

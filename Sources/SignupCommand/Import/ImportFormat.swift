@@ -1,3 +1,4 @@
+import AccountStore
 import SignupCore
 import WizardTerminal
 
@@ -6,15 +7,24 @@ import WizardTerminal
 /// the first line. Every record is one physical line, at most ``LineInput/limit`` bytes: no email
 /// or password may hold a line break, so a field never spans lines, and a quote left open cannot
 /// take the rows after it along.
+/// What an export's line keeps of an account besides its email and hash (`signup export`).
+struct WholeAccount: Equatable {
+    var state: AccountState
+    var origin: String?
+    var createdAt: String
+    var passwordChangedAt: String?
+}
+
 struct RecordReader {
     enum Record {
-        /// A row: its line's number, the email and the password (or PHC hash) as written.
-        case row(line: Int, email: String, secret: String, isHash: Bool)
+        /// A row: its line's number, the email and the password (or PHC hash) as written, and
+        /// what else an export's line keeps of the account (nil for a plain row).
+        case row(line: Int, email: String, secret: String, isHash: Bool, whole: WholeAccount? = nil)
         /// A line that is no row: its number and the code that says why.
         case problem(line: Int, code: String)
     }
 
-    private enum Format { case unknown, csv(isHash: Bool), jsonLines, unusable }
+    private enum Format { case unknown, csv(isHash: Bool), csvWhole, jsonLines, unusable }
 
     private let input: LineInput
     private var format = Format.unknown
@@ -50,6 +60,10 @@ struct RecordReader {
                     format = .jsonLines
                     return Self.jsonRecord(text, line: line)
                 }
+                if text.trimmingBlanks().lowercased() == Self.wholeHeader {
+                    format = .csvWhole
+                    continue
+                }
                 let header = try? Self.csvFields(text).get()
                 switch (header?.email.trimmingBlanks().lowercased(), header?.secret.trimmingBlanks().lowercased()) {
                 case ("email"?, "password"?): format = .csv(isHash: false)
@@ -60,6 +74,8 @@ struct RecordReader {
                 }
             case .jsonLines:
                 return Self.jsonRecord(text, line: line)
+            case .csvWhole:
+                return Self.wholeCSVRecord(text, line: line)
             case .csv(let isHash):
                 switch Self.csvFields(text) {
                 case .success(let fields): return .row(line: line, email: fields.email, secret: fields.secret, isHash: isHash)
@@ -163,18 +179,85 @@ struct RecordReader {
                 return .problem(line: line, code: "json.duplicateKey (a key is given twice)")
             }
         }
-        guard Set(object.keys).isSubset(of: ["email", "password", "password_hash"]) else {
-            return .problem(line: line, code: "json.unknownKey (only email, password and password_hash)")
+        guard Set(object.keys).isSubset(of: ["email", "password", "password_hash"] + Self.wholeKeys) else {
+            return .problem(line: line, code: "json.unknownKey (only email, password, password_hash, state, origin, created_at and password_changed_at)")
         }
         func string(_ key: String) -> String? {
             guard case .string(let value)? = object[key] else { return nil }
             return value
         }
-        guard object.keys.allSatisfy({ string($0) != nil }) else { return .problem(line: line, code: "json.notAString") }
+        // origin and password_changed_at may be null (none, never), as an export writes them.
+        let nullable: Set<String> = ["origin", "password_changed_at"]
+        guard object.allSatisfy({ string($0.key) != nil || (nullable.contains($0.key) && $0.value == .null) }) else {
+            return .problem(line: line, code: "json.notAString")
+        }
+        var whole: WholeAccount?
+        if object.keys.contains(where: Self.wholeKeys.contains) {
+            // An export's line: all of it, or the account would come back changed.
+            guard Set(Self.wholeKeys).isSubset(of: object.keys), string("password_hash") != nil else {
+                return .problem(line: line, code: "json.wholeAccount (an exported account has password_hash, state, origin, created_at and password_changed_at)")
+            }
+            guard let state = AccountState(rawValue: string("state") ?? "") else {
+                return .problem(line: line, code: "json.state (active, disabled or pending)")
+            }
+            guard let created = string("created_at"), Self.isTimestamp(created),
+                  string("password_changed_at").map(Self.isTimestamp) ?? true else {
+                return .problem(line: line, code: "json.date (a UTC time as 2026-11-22T02:35:12Z)")
+            }
+            whole = WholeAccount(state: state, origin: string("origin"), createdAt: created, passwordChangedAt: string("password_changed_at"))
+        }
         switch (string("password"), string("password_hash")) {
         case (let password?, nil): return .row(line: line, email: string("email") ?? "", secret: password, isHash: false)
-        case (nil, let hash?): return .row(line: line, email: string("email") ?? "", secret: hash, isHash: true)
+        case (nil, let hash?): return .row(line: line, email: string("email") ?? "", secret: hash, isHash: true, whole: whole)
         default: return .problem(line: line, code: "json.passwordOrHash (give exactly one of password and password_hash)")
+        }
+    }
+
+    /// The header of `signup export --csv`: its rows are whole accounts.
+    static let wholeHeader = "email,password_hash,state,origin,created_at,password_changed_at"
+
+    /// One row of `signup export --csv`: six RFC 4180 fields, each quoted (a quote doubled inside)
+    /// or unquoted without quotes; an empty origin or password_changed_at is none.
+    private static func wholeCSVRecord(_ text: String, line: Int) -> Record {
+        var fields: [String] = []
+        var rest = Array(text.utf8)[...]
+        while true {
+            var field: [UInt8] = []
+            if rest.first == quote {
+                guard let (quoted, after) = quotedField(rest) else { return .problem(line: line, code: CSVProblem.unterminatedQuote.code) }
+                field = Array(quoted)
+                rest = after
+            } else {
+                let end = rest.firstIndex(of: comma) ?? rest.endIndex
+                field = Array(rest[..<end])
+                guard !field.contains(quote) else { return .problem(line: line, code: CSVProblem.textAfterQuote.code) }
+                rest = rest[end...]
+            }
+            fields.append(String(decoding: field, as: UTF8.self))
+            guard let next = rest.first else { break }
+            guard next == comma else { return .problem(line: line, code: CSVProblem.textAfterQuote.code) }
+            rest = rest.dropFirst()
+        }
+        guard fields.count == 6 else { return .problem(line: line, code: CSVProblem.fieldCount.code) }
+        guard let state = AccountState(rawValue: fields[2]) else { return .problem(line: line, code: "csv.state (active, disabled or pending)") }
+        let changed = fields[5].isEmpty ? nil : fields[5]
+        guard isTimestamp(fields[4]), changed.map(isTimestamp) ?? true else {
+            return .problem(line: line, code: "csv.date (a UTC time as 2026-11-22T02:35:12Z)")
+        }
+        return .row(line: line, email: fields[0], secret: fields[1], isHash: true,
+                    whole: WholeAccount(state: state, origin: fields[3].isEmpty ? nil : fields[3], createdAt: fields[4], passwordChangedAt: changed))
+    }
+
+    /// The keys an export's line adds to email and password_hash.
+    static let wholeKeys = ["state", "origin", "created_at", "password_changed_at"]
+
+    /// Whether `text` is a UTC time as signup stores them: `2026-11-22T02:35:12Z`.
+    static func isTimestamp(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 20 else { return false }
+        let pattern = Array("0000-00-00T00:00:00Z".utf8)
+        return zip(bytes, pattern).allSatisfy { byte, expected in
+            expected == UInt8(ascii: "0") ? (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) : byte == expected
         }
     }
 }

@@ -1,7 +1,6 @@
 import AccountStore
 import ArgumentParser
 import CSystem
-import Dispatch
 import FoundationEssentials
 import PasswordStrength
 import SignupCore
@@ -304,8 +303,7 @@ struct SignUpFlow {
                 return .succeeded(submission.created(id: 0))
             }
             // A write that takes longer than a moment is waiting for another writer's lock: say so.
-            let notice = DispatchWorkItem { waiting(Translation.english("Waiting for the database: another program is writing to it…")) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 1, execute: notice)
+            let notice = DelayedNotice(after: 1) { waiting(Translation.english("Waiting for the database: another program is writing to it…")) }
             defer { notice.cancel() }
             do {
                 // Until only the commit is left (the write lock is ours) a signal cancels: nothing is
