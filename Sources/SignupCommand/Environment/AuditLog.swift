@@ -291,15 +291,11 @@ enum AuditLog {
         guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
         let (message, _) = message(facilityValue.load(ordering: .sequentiallyConsistent) | priority, line: line, at: time(nil))
         let outcome = LoggerSocket.system.deliver(message)
+        // A held signal that came while the line waited (`interrupted`) ends the wait and stays
+        // held: the change is stored, and as after any commit it is reported with its status.
         guard outcome == .notTaken || outcome == .interrupted else { return }
         if !losesQuietly.load(ordering: .sequentiallyConsistent) {
             IO.write("warning: " + Translation.signup(Translation.english("the system logger did not take the audit log's line in time: the line is lost")) + "\n", to: 2)
-        }
-        if outcome == .interrupted {
-            // A signal that came while the line waited: it ends the process as it would have
-            // anywhere else. The change is stored, so no report says that nothing was saved.
-            TerminalGuard.prepareInterruptReport(conversation: "", result: "")
-            TerminalGuard.releaseSignals()
         }
     }
 

@@ -11,9 +11,8 @@ import WizardTerminal
 /// room in the queue, then it is given up; once one was given up, the process's later lines
 /// are tried once, without waiting. A logger that is not there at all (no socket, nobody bound
 /// to it) loses the line at once, as syslog(3) does. A signal that arrives while a line waits
-/// ends the wait: one that is held (a change was just stored) is then handed to
-/// ``TerminalGuard/releaseSignals()`` and ends the process as it would anywhere else; one
-/// that is not held ends it in its handler.
+/// ends the wait: one that is held (a change was just stored) stays held, and the change is
+/// reported as after any commit; one that is not held ends the process in its handler.
 ///
 /// The message is syslog(3)'s, byte for byte: `<PRI>Mmm dd hh:mm:ss signup[PID]: LINE`, on a
 /// datagram socket, or with a NUL after it on a stream socket (a logger that listens on one).
