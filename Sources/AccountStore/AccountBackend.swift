@@ -52,7 +52,7 @@ public protocol AccountBackend: AnyObject {
     /// time of an unknown email depends on no email and on no key. (Two earlier choices leaked:
     /// the next key's account let timing bisect the keys, and an account picked by a keyed
     /// function of the email changed with every new account, where a known email's time does
-    /// not; outside reviews five and six.) Accounts whose costs differ from the newest one's
+    /// not.) Accounts whose costs differ from the newest one's
     /// still take their own time.
     func verificationTarget(forEmail email: String) throws(StoreError) -> VerificationTarget
     /// Hands each account (only those in `state`, unless nil) to `body` in id order without

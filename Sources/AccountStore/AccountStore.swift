@@ -410,7 +410,7 @@ public final class AccountStore: Sendable {
     ///
     /// Hashes never leave the store this way. Memory does not grow with the number of accounts.
     ///
-    /// Rows are read one at a time with SQLite's column functions (BENCHMARKS.md, issue 11). Text
+    /// Rows are read one at a time with SQLite's column functions (BENCHMARKS.md). Text
     /// is read by its length, so a NUL inside a stored email is kept (and shown visibly by the
     /// caller), not taken for the email's end.
     public func streamAccounts(inState state: AccountState?, _ body: (Account) -> Bool) throws(StoreError) {

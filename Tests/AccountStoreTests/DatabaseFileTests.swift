@@ -35,7 +35,7 @@ struct Fingerprint: Equatable {
     }
 }
 
-/// Databases that are newer, another program's, or missing their unique key (SPEC 8): refused, untouched.
+/// Databases that are newer, another program's, or missing their unique key: refused, untouched.
 @Suite("Hostile database files")
 struct DatabaseFileTests {
     @Test("a migration this version does not know is refused by writers and readers, and the file is left byte for byte",
@@ -95,7 +95,7 @@ struct DatabaseFileTests {
 
     @Test("an account table without its unique key on email_key is refused, and nothing is written", arguments: [
         "CREATE INDEX account_email_key ON account(email_key)",
-        // A partial unique index leaves most rows unchecked: duplicates would pass (outside review).
+        // A partial unique index leaves most rows unchecked: duplicates would pass.
         "CREATE UNIQUE INDEX account_email_key ON account(email_key) WHERE id < 0",
         "CREATE UNIQUE INDEX account_email_key ON account(email_key, id)",
         "CREATE UNIQUE INDEX account_email ON account(email)",

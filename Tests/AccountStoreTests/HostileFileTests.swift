@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// Files and folders another local user could have planted at the database path (SPEC 8, SECURITY.md).
+/// Files and folders another local user could have planted at the database path (SECURITY.md).
 ///
 /// As root, `nobody` plays the other user: files are given to it with `lchown`, and
 /// `/tmp`-like folders are made with mode 1777.

@@ -3,7 +3,7 @@ import Foundation
 import SignupCore
 import Testing
 
-// SPEC 8: the plaintext password never reaches the database. A store takes a `PasswordHash`,
+// The plaintext password never reaches the database. A store takes a `PasswordHash`,
 // never a `String` (Tests/integration/consumer.sh checks that an outside package handing it a
 // String does not compile); these tests check that no password can become a `PasswordHash`.
 @Suite("Password hashes the store accepts")
@@ -213,7 +213,7 @@ struct PasswordHashTests {
 }
 
 /// A stored string of millions of `$` used to be split into a piece per `$` (18 s, 4 GiB for
-/// 100 MB) before its shape was checked: now it is refused by its length (third outside review).
+/// 100 MB) before its shape was checked: now it is refused by its length.
 @Test func aHugeStringIsRefusedByItsLength() {
     let huge = "$argon2id$v=19$m=19456,t=2,p=1" + String(repeating: "$", count: 1_000_000)
     #expect(throws: PasswordHash.Invalid.self) { try PasswordHash(parsing: huge) }

@@ -40,7 +40,7 @@ struct PasswordHasherTests {
         #expect(first != second)
     }
 
-    // SPEC 2 (sharpened): mail servers, PHP, Python and LDAP hash the bytes they get, so the
+    // Mail servers, PHP, Python and LDAP hash the bytes they get, so the
     // hash is of the NFC text people type elsewhere; it used to be NFKC, so a fullwidth Ｐ verified as P.
     @Test("the password is hashed in NFC: decomposed accents verify as composed ones, a fullwidth Ｐ never as P")
     func nfc() throws {

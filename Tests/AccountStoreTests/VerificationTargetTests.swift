@@ -4,7 +4,7 @@ import SignupCore
 import Testing
 
 /// What `signup verify` checks a password against, so that an unknown email costs what a real
-/// account costs, whatever costs the database's hashes were made with (SPEC 8: "in the same time
+/// account costs, whatever costs the database's hashes were made with ("in the same time
 /// whether or not the email exists").
 @Suite("What a password is checked against")
 struct VerificationTargetTests {

@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-/// SPEC 10: `SIGNUP_PASSWORD` is read once, then gone from the environment, from the block
+/// `SIGNUP_PASSWORD` is read once, then gone from the environment, from the block
 /// `/proc/PID/environ` shows, and from every child.
 @Suite struct EnvironmentPasswordTests {
     @Test func theVariableIsGoneFromProcEnvironWhileSignupRuns() throws {

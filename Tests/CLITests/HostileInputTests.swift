@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 8, script path: hostile bytes on every stream, file, argument and variable (SPEC 6 and 10).
+/// Hostile bytes on every stream, file, argument and variable, in a script.
 /// Every run also checks that the usual test password reached neither output.
 @Suite struct HostileInputTests {
     static let secret = "Zebra-Secret-Token-91"
@@ -106,7 +106,7 @@ import Testing
         #expect(!run.stderrBytes.contains(0x1B))
     }
 
-    // MARK: - Every source of text follows SPEC 6 (item 5)
+    // MARK: - Every source of text is judged as a line of the script is
 
     @Test func aSignupPasswordThatIsNotUTF8IsRefusedNotRepaired() {
         let box = Sandbox()
@@ -296,7 +296,7 @@ import Testing
     }
 
     /// Outside review: a connected socket (stream or datagram) whose peer stays silent hung for
-    /// ever; SPEC 6 names "a socket that sends nothing" among the sources that cannot be read.
+    /// ever; "a socket that sends nothing" is among the sources that cannot be read.
     @Test(arguments: ["SOCK_STREAM", "SOCK_DGRAM"])
     func aSilentConnectedSocketIsAUsageError(kind: String) {
         let box = Sandbox()
@@ -411,7 +411,7 @@ import Testing
         #expect(run.stderr.contains("blocklistFile"))
         #expect(!run.stderr.contains("nul.txt"))
         // Named but holding no word (empty, only comments, a FIFO nobody writes to): refused, since
-        // it would silently block nothing (found by the second outside review with a FIFO).
+        // it would silently block nothing.
         _ = box.file("empty.txt", Data("# nothing yet\n\n".utf8))
         let empty = box.run(["--policy-file", box.file("e.json", lines(#"{"blocklistFile": "empty.txt"}"#))], input: lines(answers))
         #expect(empty.status == 64 && empty.stderr.contains("holds no word"), "\(empty.stderr)")

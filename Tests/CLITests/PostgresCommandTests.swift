@@ -305,7 +305,7 @@ struct PostgresCommandTests {
         fails(["list", "--db", db.socket], "its account table has a trigger signup did not make (quota)", "trigger, list")
         db.psql("DROP TRIGGER quota ON account; DROP FUNCTION refuse()")
         // A deferred constraint runs at COMMIT: the dry run runs it before its rollback (a deferred
-        // constraint trigger did, and the dry run said 0 before: sixth outside review).
+        // constraint trigger did, and the dry run said 0 before).
         db.psql("""
             CREATE TABLE allowed (email text PRIMARY KEY); INSERT INTO allowed VALUES ('first@example.com'), ('second@example.com');
             ALTER TABLE account ADD CONSTRAINT listed FOREIGN KEY (email) REFERENCES allowed (email) DEFERRABLE INITIALLY DEFERRED;

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The binary driven by a script through pipes (SPEC 6 and 7).
+/// The binary driven by a script through pipes.
 @Suite struct ScriptTests {
     @Test func happyPathCreatesTheAccount() {
         let box = Sandbox()
@@ -294,7 +294,7 @@ import Testing
         let missing = box.run(["--password-file", box.folder.appendingPathComponent("nope").path])
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("--password-file"))
-        #expect(!missing.stderr.contains("nope"))  // SPEC 10: a path may be a password typed in the wrong place
+        #expect(!missing.stderr.contains("nope"))  // a path may be a password typed in the wrong place
         #expect(box.run(["--frobnicate"]).status == 64)
     }
 
@@ -322,7 +322,7 @@ import Testing
         let bad = box.run(["--policy-file", broken], input: lines(answers))
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("--policy-file"))
-        #expect(!bad.stderr.contains("broken.json"))  // SPEC 10: no usage error quotes an option value
+        #expect(!bad.stderr.contains("broken.json"))  // no usage error quotes an option value
         #expect(bad.stderr.contains("\"minLength\" must be a whole number"))
         let missing = box.run(["--policy-file", box.folder.appendingPathComponent("none.json").path], input: lines(answers))
         #expect(missing.status == 64)
@@ -344,7 +344,7 @@ import Testing
     }
 
     @Test func aCompatibilityCharacterIsRefusedNotFolded() {
-        // SPEC 2: a fullwidth letter is refused with a reason, instead of being stored as the
+        // A fullwidth letter is refused with a reason, instead of being stored as the
         // NFKC form that mail servers and PHP would never compare against.
         let box = Sandbox()
         let run = box.run(["--db", box.db, "--json"], input: lines("alice@example.com\nＱuartz-Lantern-58\nＱuartz-Lantern-58\n"), secrets: ["uartz-Lantern-58"])

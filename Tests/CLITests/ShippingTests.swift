@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// What a person installing `signup` relies on: `--version`, `--help`, and the shell
-/// completions generated from the parser (issue 11, SPEC 12).
+/// completions generated from the parser.
 @Suite struct ShippingTests {
     @Test func versionPrintsOneVersionLineAndExitsZero() {
         let run = Sandbox().run(["--version"])

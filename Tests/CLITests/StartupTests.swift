@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// What runs before the first prompt (issue 11): only what the run needs. PostgreSQL's client
+/// What runs before the first prompt: only what the run needs. PostgreSQL's client
 /// library and the two dozen libraries it brings (TLS, Kerberos, LDAP) are loaded when a
 /// PostgreSQL database is named, never for SQLite: they were most of the start-up time.
 /// The dynamic loader says what it loads (`LD_DEBUG=files`, on standard error); nothing is timed.

@@ -147,7 +147,7 @@ import Testing
     }
 }
 
-/// `--db`, `SIGNUP_DB` and `list`/`verify` against hostile names, files and output streams (issue 8).
+/// `--db`, `SIGNUP_DB` and `list`/`verify` against hostile names, files and output streams.
 @Suite struct StorePathAndOutputTests {
     /// Runs `sql` with Python's sqlite3 on the database at `path`: another program's writes.
     func sqlite(_ path: String, _ sql: String) {
@@ -294,7 +294,7 @@ import Testing
     }
 
     /// Read as C text, a real hash followed by a NUL and anything matched the password: the
-    /// stored value is not a PHC string, so it cannot be checked (found by the third outside review).
+    /// stored value is not a PHC string, so it cannot be checked.
     @Test func aStoredHashWithANulAndMoreIsNotTheHashBeforeTheNul() {
         let box = Sandbox()
         box.run(["--db", box.db], input: lines(answers))
@@ -306,7 +306,7 @@ import Testing
 
     /// libpq is loaded on first use: when it cannot be, a PostgreSQL database is a storage
     /// failure (74) that says so, not a usage error blaming the connection string; a password in
-    /// --db is still refused (found by the third outside review).
+    /// --db is still refused.
     @Test func aPostgreSQLDatabaseWithoutALoadableLibpqIsAStorageFailure() throws {
         let box = Sandbox()
         let libraries = box.folder.appendingPathComponent("lib")

@@ -3,7 +3,7 @@ import SignupCore
 import Testing
 
 /// `EmailSyntax.check` against `Resources/email-corpus.tsv` (sources and intended differences in
-/// `Resources/email-corpus.SOURCES.md`), plus the SPEC 2 boundaries spelled out.
+/// `Resources/email-corpus.SOURCES.md`), plus the standard policy's boundaries spelled out.
 @Suite("Email syntax")
 struct EmailCorpusTests {
     /// One line of the corpus.

@@ -2,7 +2,7 @@ import Foundation
 import SignupCore
 import Testing
 
-/// What the outside review of the libraries found, one test each.
+/// Defects once found in the libraries, one test each.
 enum Floor: String, CaseIterable, AnswerValue { case ground = "0", first = "1", second = "2" }
 enum Size: String, CaseIterable, AnswerValue { case small, Small = "SMALL" }
 

@@ -2,7 +2,7 @@ import Foundation
 import SignupCore
 import Testing
 
-/// SPEC 2: characters that look like nothing or type differently elsewhere.
+/// Characters that look like nothing or type differently elsewhere.
 @Suite struct UnicodeRuleTests {
     func emailCodes(_ email: String) -> [String] {
         var form = standardForm()

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import WizardTesting
 
-/// The terminal mode is back after signup dies by a signal or is cancelled (SPEC 5).
+/// The terminal mode is back after signup dies by a signal or is cancelled.
 ///
 /// Interactive bash restores the terminal after a job dies, which would hide a signup that
 /// leaves `-echo -icanon` behind; so signup runs under `sh` with the signals trapped, and the
@@ -11,7 +11,7 @@ import WizardTesting
 @Suite struct TerminalRestoreTests {
     /// `--no-interactive` at a terminal with one line too many pasted (`--email` already answered
     /// one field): the line signup never read must not reach the shell after it, where it would
-    /// be shown, run as a command and kept in the history (found by the outside review).
+    /// be shown, run as a command and kept in the history.
     @Test func aLineLeftUnreadInAScriptAtATerminalNeverReachesTheShell() throws {
         let scratch = try ScratchFolder()
         let shell = try PseudoTerminal(

@@ -75,7 +75,7 @@ private let hostHandler: @convention(c) (Int32) -> Void = { _ in }
     }
 
     /// A program that runs a wizard at a terminal without installing the guard still gets its
-    /// terminal restored by a signal (the outside review found echo left off by Ctrl-C): the
+    /// terminal restored by a signal (echo was once left off by Ctrl-C): the
     /// runner installs it, and removes only what it installed.
     @Test func aRunnerAtATerminalInstallsTheGuardItNeedsAndRemovesItAfter() throws {
         var master: Int32 = -1, slave: Int32 = -1

@@ -66,7 +66,7 @@ final class PseudoTerminalPair {
     }
 
     /// Enter on an initial value shown visible (a tab as `^I`, an RLM as `<U+200F>`) keeps the value
-    /// itself; the outside review found `tab^Ihere` submitted for `tab\there`.
+    /// itself: `tab^Ihere` was once submitted for `tab\there`.
     @Test(arguments: [false, true], ["tab\there", "של\u{200F}ום"])
     func enterOnAnInitialValueKeepsItByteForByte(escapeSequences: Bool, initial: String) throws {
         let pair = try PseudoTerminalPair()

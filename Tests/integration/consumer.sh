@@ -3,7 +3,7 @@
 # `.package(path:)` and imports each library product (SignupCore, WizardTerminal,
 # PasswordStrength, AccountStore), then runs its own small form in script mode: the answers
 # piped in, the output and the exit code checked. A second target hands the store a plaintext
-# password where the hash goes, as a String: it must not compile (SPEC 8: the plaintext never
+# password where the hash goes, as a String: it must not compile (the plaintext never
 # reaches the database; a store takes only a PasswordHash). It resolves argument-parser the way
 # a consumer does (through git's url.insteadOf mirror here, no network); its build folder is
 # kept in .build/consumer so that a second run only relinks.

@@ -172,8 +172,7 @@ final class PGConnection {
     /// Every result of what was sent, as `PQexec` would give it: the last one's rows, or the first error.
     ///
     /// One deadline for the whole answer, not one per result: a server that sends a result a
-    /// second and never says it is done (never `ReadyForQuery`) is given up on too (fifth
-    /// outside review).
+    /// second and never says it is done (never `ReadyForQuery`) is given up on too.
     private func collectRows() throws(PGFailure) -> [[String?]] {
         var rows: [[String?]] = []
         var failure: PGFailure?
@@ -265,8 +264,8 @@ final class PGConnection {
 
     /// Asks the server to cancel the running query; false when it did not answer within
     /// ``cancelDeadline``. `PQcancel` opens a second connection to the server and waits for it
-    /// with no time limit of its own (a frozen postmaster held `signup list | head` for ever:
-    /// sixth outside review), so it runs on a thread of its own that is left to finish alone (a
+    /// with no time limit of its own (a frozen postmaster held `signup list | head` for ever),
+    /// so it runs on a thread of its own that is left to finish alone (a
     /// queue of its own: a blocked worker of the shared pool would hold back its other work).
     private func cancel() -> Bool {
         guard let handle = PQgetCancel(connection) else { return false }
