@@ -36,9 +36,9 @@ import Testing
         #expect(Self.files.count > 50)
     }
 
-    @Test("only WizardTerminal changes signal dispositions or terminal modes")
+    @Test("only WizardTerminal changes signal dispositions or terminal modes (a thread may still block signals for itself)")
     func onlyTheTerminalLibraryTouchesSignalsAndModes() throws {
-        #expect(try Self.uses(#"(^|[^.\w])(signal\(SIG|sigaction\(|tcsetattr\(|cfmakeraw\(|sigprocmask\(|pthread_sigmask\()"#, outside: ["WizardTerminal/"]) == [])
+        #expect(try Self.uses(#"(^|[^.\w])(signal\(SIG|sigaction\(|tcsetattr\(|cfmakeraw\()"#, outside: ["WizardTerminal/"]) == [])
     }
 
     @Test("the libraries never end the process, and the command ends it only in its entry point")
@@ -56,11 +56,12 @@ import Testing
         (#"\bPQ[a-z]+\("#, "AccountStore/PostgreSQL/Libpq.swift"),
         (#"\butf8proc_"#, "SignupCore/UnicodeText.swift"),
         (#"\bidn2_|signup_idn2_"#, "SignupCore/IDNA.swift"),
-        (#"\bargon2(id)?_"#, "AccountStore/Hashing/"),
+        (#"\bargon2(id)?_|\bcsodium_"#, "AccountStore/Hashing/"),
         (#"\bZxcvbn[A-Z]"#, "PasswordStrength/"),
     ])
     func oneDoorForEachCLibrary(pattern: String, door: String) throws {
-        #expect(try Self.uses(pattern, outside: [door]) == [], "\(pattern)")
+        // signup-bench measures each hashing library's raw hash side by side: a benchmark, not a door.
+        #expect(try Self.uses(pattern, outside: [door, "signup-bench/"]) == [], "\(pattern)")
     }
 
     @Test("no code cites a document that is not in the repository")
