@@ -319,7 +319,7 @@ extension LanguageTests {
         (["--json=Hunter2-Secret-77"], "error: --json nimmt keinen Wert (der Wert wird nicht gezeigt: er kann ein Geheimnis sein)\n"),
         (["verify"], "error: <e-mail> fehlt\nAufruf: signup verify <e-mail> "),
         (["Hunter2-Secret-77", "--json"], "error: Unerwartetes Argument (nicht gezeigt: es kann ein Geheimnis sein)\nDas erste Wort nennt keinen Befehl von signup.\n"
-            + "Befehle: create, list, verify, passwd, reset, disable, enable, delete, import, config (signup help BEFEHL zu einem).\nAufruf: signup create <optionen>\n"),
+            + "Befehle: create, list, verify, passwd, reset, disable, enable, delete, import, export, backup, restore, config (signup help BEFEHL zu einem).\nAufruf: signup create <optionen>\n"),
         (["help", "Hunter2-Secret-77"], "error: signup help nimmt den Namen eines Befehls (das angegebene Wort wird nicht gezeigt: es kann ein Geheimnis sein).\nBefehle: "),
         (["--policy", "Hunter2-Secret-77"], "error: unbekannter Name für --policy: verwenden Sie standard, strict oder nist, oder --policy-file\n"),
         (["--password-file", "/nonexistent/Hunter2-Secret-77"], "error: die Datei von --password-file kann nicht geöffnet werden: "),
