@@ -24,6 +24,8 @@ struct EarlierReleaseTests {
         let source = try #require(Bundle.module.url(forResource: fixture, withExtension: nil, subdirectory: "Resources"))
         let path = folder.file("accounts.sqlite")
         try FileManager.default.copyItem(atPath: source.path, toPath: path)
+        // As signup made it: private (a file its group may read is kept in the rollback journal).
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         return path
     }
 
