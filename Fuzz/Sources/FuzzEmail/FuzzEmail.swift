@@ -1,11 +1,11 @@
-// The email field (SPEC 2) and the store's unique key of an email.
+// The email field and the store's unique key of an email.
 //
 // Input: the bytes of one answer (bad UTF-8 becomes U+FFFD, as no reader would pass it on).
 // Checked: no crash; the key is idempotent and the same for canonically equivalent
-// spellings, for final sigma, and for an accepted address's domain in its IDNA ASCII (punycode)
+// spellings, another for final sigma (another mailbox than sigma), and the same for an accepted address's domain in its IDNA ASCII (punycode)
 // form; a domain is refused as email.domainInvalid only when IDNA refuses it; an accepted
 // address has a non-empty key, keeps its key and
-// its verdict with spaces around it, and has SPEC 2's shape, checked here independently:
+// its verdict with spaces around it, and has the standard policy's shape, checked here independently:
 // at most 254 bytes, one "@", a local part of 1-64 bytes of letters, marks, digits and the
 // listed symbols with no leading, trailing or double dot, a domain of two or more labels of
 // 1-63 bytes of letters, marks, digits and "-" not at either end, a last label not all
@@ -38,7 +38,8 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     var sigma = raw
     sigma.unicodeScalars = String.UnicodeScalarView(raw.unicodeScalars.map { $0 == "ς" ? "σ" : $0 })
-    require(AccountStore.key(forEmail: sigma) == key, "final sigma changes the key", known: "casefold")
+    // Final sigma and sigma are different names, which a mail server may give different owners.
+    if sigma != raw { require(AccountStore.key(forEmail: sigma) != key, "final sigma and sigma share a key", known: "casefold") }
 
     let (accepted, value) = verdict(raw)
     guard accepted else { return 0 }

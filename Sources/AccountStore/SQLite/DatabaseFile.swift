@@ -246,26 +246,33 @@ final class DatabaseFile: Sendable {
             let kept = [name.file + Array("-wal".utf8), name.file + Array("-shm".utf8)].allSatisfy { FileSystem.size(of: $0) != nil }
             let reader = try SQLiteConnection(target, mode: readOnly ? .readOnly : .readWrite, busyTimeout: busyTimeout,
                                               keepingSideFiles: !readOnly && kept)
-            let contents = try reader.read {
+            let contents: (kind: Migrations.Contents, migrated: Bool) = try reader.read {
                 // A crash left this -wal: the writer that opens next replays it into the file and
                 // removes it, which a damaged file found later could not undo. Check the whole
                 // file first, on the copy, in this rare case only (a live -wal has its -shm).
                 if target != name.text, try reader.text("PRAGMA quick_check(1)") != "ok" {
                     throw StoreError.unavailable(reason: "the database \(path) is damaged")
                 }
-                return try Migrations.contents(reader, path: path)
+                return (try Migrations.contents(reader, path: path), try Migrations.hasCompletedMigrations(reader))
             }
             try reader.close()
-            guard target != name.text else { return (contents, nil) }
+            if target == name.text {
+                // A writer with migrations to run writes the file in its own journal mode, which for
+                // a file in WAL makes a -wal beside it before a damaged page can refuse the
+                // migration: they are rehearsed on a private copy first (rare: once an upgrade).
+                guard rehearsingWrites, contents.migrated == false, case .signup = contents.kind,
+                      let copy = privateCopy(of: name.file) else { return (contents.kind, nil) }
+                target = copy
+            }
             do {
                 let rehearsal = try openQueue(target, path: path)
                 defer { try? rehearsal.close() }
                 try Migrations.migrate(rehearsal)
                 _ = try rehearsal.text("PRAGMA journal_mode = WAL")
-                return (contents, nil)
+                return (contents.kind, nil)
             } catch {
                 if rehearsingWrites { throw error }
-                return (contents, StoreError.from(error, path: path))
+                return (contents.kind, StoreError.from(error, path: path))
             }
         } catch {
             throw StoreError.from(error, path: path)
