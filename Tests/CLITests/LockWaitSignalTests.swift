@@ -11,6 +11,8 @@ import Testing
         private let errors = Pipe(), output = Pipe()
         private let lock = NSLock()
         private var said = Data()
+        /// Whether standard error reached its end: all that the process wrote is in `said`.
+        private var ended = false
 
         init(_ arguments: [String], environment extra: [String: String] = [:]) throws {
             process.executableURL = URL(fileURLWithPath: signupBinary)
@@ -28,6 +30,7 @@ import Testing
                 while case let chunk = errors.fileHandleForReading.availableData, !chunk.isEmpty {
                     lock.withLock { said.append(chunk) }
                 }
+                lock.withLock { ended = true }
             }.start()
         }
 
@@ -40,7 +43,10 @@ import Testing
             kill(process.processIdentifier, sig)
             let output = String(decoding: self.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
-            return (Date().timeIntervalSince(sent), output)
+            let seconds = Date().timeIntervalSince(sent)
+            // The reading thread may not have taken the last lines yet (a report the signal wrote).
+            _ = eventually(10) { lock.withLock { ended } }
+            return (seconds, output)
         }
 
         deinit {
