@@ -92,10 +92,13 @@ if command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1; then
 else
     echo "install: SKIP running the notes' lines in zsh and fish (not installed)"
 fi
-# Into a home's ~/.local: bash and fish search ~/.local/share, zsh does not. (The caches stay
-# where they were, so that the build does not start over in the new home.)
+ensure_swift
+# The release build the first install made, for the cases below that test where files go, not
+# the build: `--binary` installs it as it is (a build under another HOME starts over, minutes).
+release="$(build_release "$root" 2>/dev/null)"
+# Into a home's ~/.local: bash and fish search ~/.local/share, zsh does not.
 h="$tmp/home"; mkdir -m 0755 "$h"
-XDG_CACHE_HOME="${XDG_CACHE_HOME:-$HOME/.cache}" HOME="$h" run home bash "$script" --prefix "$h/.local"
+HOME="$h" run home bash "$script" --prefix "$h/.local" --binary "$release"
 check "into ~/.local: a note for zsh only, the line for ~/.zshrc" bash -c '
     [ "$(cat "$1/home.rc")" = 0 ] && grep -qxF "    fpath=($2/.local/share/zsh/site-functions \$fpath)" "$1/home.err" &&
     grep -qF "add before compinit in ~/.zshrc" "$1/home.err" && ! grep -qE "note: (bash-completion|fish)" "$1/home.err"' _ "$tmp" "$h"
@@ -195,14 +198,13 @@ check "--uninstall removes what it wrote and its empty folders, leaves an edited
 mkdir "$full"
 # Room for twice the unstripped binary (install -s copied it whole, then strip wrote a
 # stripped copy beside it) and a little more.
-ensure_swift
-size_kib=$(( 2 * $(stat -c %s "$(build_release "$root" 2>/dev/null)") / 1024 + 16384 ))
+size_kib=$(( 2 * $(stat -c %s "$release") / 1024 + 16384 ))
 if mount -t tmpfs -o "size=${size_kib}k" tmpfs "$full" 2>/dev/null; then
-    run full-first bash "$script" --prefix "$full/p"
+    run full-first bash "$script" --prefix "$full/p" --binary "$release"
     if rc full-first 0; then
         kept="$(sha256sum <"$full/p/bin/signup")"
         dd if=/dev/zero of="$full/filler" bs=64k 2>/dev/null || true
-        run full bash "$script" --prefix "$full/p"
+        run full bash "$script" --prefix "$full/p" --binary "$release"
         check "on a full disk a reinstall fails and the installed binary stays, working, with no staging file" bash -c '
             [ "$(cat "$1/full.rc")" != 0 ] && [ "$(sha256sum <"$2/bin/signup")" = "$3" ] && "$2/bin/signup" --version >/dev/null &&
             [ -z "$(find "$2" -name ".*" -print -quit)" ]' _ "$tmp" "$full/p" "$kept"
@@ -218,6 +220,12 @@ fi
 run nohome setpriv --reuid=nobody --regid=nogroup --clear-groups env -u HOME bash "$script"
 check "HOME unset for a user: a usage message that names HOME, exit 64" bash -c '
     [ "$(cat "$1/nohome.rc")" = 64 ] && grep -q "^usage: .*HOME" "$1/nohome.err"' _ "$tmp"
+
+# --binary names a program that is not signup: a usage message, nothing written.
+mkdir -m 0755 "$tmp/b"
+run badbinary bash "$script" --prefix "$tmp/b/p" --binary /bin/false
+check "--binary FILE that is not signup: a usage message that names it, exit 64, nothing written" bash -c '
+    [ "$(cat "$1/badbinary.rc")" = 64 ] && grep -q "^usage: .*--binary /bin/false" "$1/badbinary.err" && [ ! -e "$1/b/p" ]' _ "$tmp"
 
 echo "install: $failures failed"
 [ "$failures" -eq 0 ]
