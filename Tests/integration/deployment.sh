@@ -31,12 +31,12 @@ started=$SECONDS
 tmp="$(mktemp -d /tmp/signup-deployment.XXXXXX)"
 chmod 0755 "$tmp"
 pg="$tmp/pg"
-cleanup() {
-    [ -s "$tmp/sshd.pid" ] && kill "$(cat "$tmp/sshd.pid")" 2>/dev/null
-    dovecot_stop "$tmp"
-    dovecot_stop "$tmp/dovecot-pg"
-    mta_stop "$tmp/mta"
-    [ -d "$pg/data" ] && runuser -u postgres -- "$(pg_bin)/pg_ctl" -D "$pg/data" -m immediate -w stop >/dev/null 2>&1
+cleanup() {  # every step whatever the one before did: a server may never have started
+    [ -s "$tmp/sshd.pid" ] && kill "$(cat "$tmp/sshd.pid")" 2>/dev/null || true
+    dovecot_stop "$tmp" || true
+    dovecot_stop "$tmp/dovecot-pg" || true
+    mta_stop "$tmp/mta" || true
+    [ -d "$pg/data" ] && runuser -u postgres -- "$(pg_bin)/pg_ctl" -D "$pg/data" -m immediate -w stop >/dev/null 2>&1 || true
     for m in /var/lib/signup /var/lib/signup-public /var/backups/signup /run/postgresql /usr /etc; do
         umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
     done
