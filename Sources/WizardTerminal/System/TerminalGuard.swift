@@ -15,7 +15,8 @@ import Synchronization
 ///   real-time signals…) and that nobody else handles or ignores restores it, ends the line a
 ///   prompt left open, resets the signal to its default and re-raises it, so the process dies
 ///   by the signal and its parent sees that.
-/// - SIGINT during a `TerminalSession` read ends that read with `.interrupted`; at any other
+/// - SIGINT during a `TerminalSession` read (its wait for quiet input before the prompt
+///   included) ends that read with `.interrupted`; at any other
 ///   time it does the same as above, after writing the report set with
 ///   ``prepareInterruptReport(conversation:result:)`` ("Nothing was saved.", a JSON result).
 /// - SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGSEGV, SIGBUS restore it and end the process by the
@@ -245,6 +246,8 @@ enum GuardState {
     /// Signals that were blocked before `install()` let them through.
     static let reblock = Atomic<UInt64>(0)
     static let reading = Atomic<Bool>(false)
+    /// A read is about to begin: its wait for quiet input runs, no prompt is shown yet (see ``beginWaiting()``).
+    static let waiting = Atomic<Bool>(false)
     static let holding = Atomic<Bool>(false)
     /// The exit status a SIGALRM ends the process with once a deadline is armed; 0: none (it dies by the signal).
     static let deadlineStatus = Atomic<Int32>(0)
@@ -265,6 +268,7 @@ enum GuardState {
     /// Initialises every lazy static now: a handler must never be the first to touch one.
     static func prepare() -> Storage {
         _ = (guarded.load(ordering: .relaxed), messageOutput.load(ordering: .relaxed), reading.load(ordering: .relaxed))
+        _ = waiting.load(ordering: .relaxed)
         _ = (installToken.load(ordering: .relaxed), changed.load(ordering: .relaxed), reblock.load(ordering: .relaxed))
         _ = (holding.load(ordering: .relaxed), heldSignal.load(ordering: .relaxed))
         _ = (interruptPending.load(ordering: .relaxed), resumed.load(ordering: .relaxed))
@@ -314,15 +318,29 @@ enum GuardState {
         return (Int32(token / savedSlots), shared.saved + token % savedSlots)
     }
 
-    /// Marks the start of a read: from now on SIGINT ends the read instead of the process.
-    static func beginReading() {
+    /// Marks the start of a read's wait before its prompt: from now on SIGINT ends the read
+    /// instead of the process, as at the prompt, but a signal that ends the process writes no
+    /// line end (no prompt is open).
+    static func beginWaiting() {
         _ = interruptPending.exchange(false, ordering: .sequentiallyConsistent)
-        reading.store(true, ordering: .sequentiallyConsistent)
+        waiting.store(true, ordering: .sequentiallyConsistent)
     }
 
-    /// Marks the end of a read: SIGINT ends the process again.
+    /// Marks the start of a read: from now on SIGINT ends the read instead of the process. After
+    /// ``beginWaiting()`` a SIGINT that came during the wait is kept for the read, with no gap
+    /// in between where it would end the process.
+    static func beginReading() {
+        if !waiting.load(ordering: .sequentiallyConsistent) {
+            _ = interruptPending.exchange(false, ordering: .sequentiallyConsistent)
+        }
+        reading.store(true, ordering: .sequentiallyConsistent)
+        waiting.store(false, ordering: .sequentiallyConsistent)
+    }
+
+    /// Marks the end of a read (or of its wait): SIGINT ends the process again.
     static func endReading() {
         reading.store(false, ordering: .sequentiallyConsistent)
+        waiting.store(false, ordering: .sequentiallyConsistent)
     }
 
     /// Whether a SIGINT arrived during this read (and forgets it).
@@ -416,7 +434,7 @@ private func onFatalSignal(_ sig: Int32) {
 
 private func onInterrupt(_ sig: Int32) {
     let savedErrno = SignalSafe.savedErrno
-    if GuardState.reading.load(ordering: .sequentiallyConsistent) {
+    if GuardState.reading.load(ordering: .sequentiallyConsistent) || GuardState.waiting.load(ordering: .sequentiallyConsistent) {
         GuardState.interruptPending.store(true, ordering: .sequentiallyConsistent)
         GuardState.wake()
     } else if !GuardState.hold(sig) {

@@ -77,6 +77,8 @@ public final class TerminalSession {
     /// keys typed during it to stop coming, whatever the ending; ``close()`` too when it was cut short
     /// (Ctrl-C in a password ends the program, and the rest of it would be typed at the shell).
     private var afterSecret = SecretEnding.none
+    /// Whether the next read first waits for quiet input (``discardTypeAhead(untilQuiet:)``).
+    private var quietBeforeNextRead = false
     private enum SecretEnding {
         case none
         case enter
@@ -216,17 +218,18 @@ public final class TerminalSession {
 
     /// Throws away everything typed before now and not yet read, as `sudo` and `ssh` do before a
     /// prompt: keys typed before an error or a question appeared must not answer what comes next.
-    /// `untilQuiet` (after an error) goes on discarding until no key has come for 400 ms, however
-    /// long keys keep coming: the rest of an answer typed in pieces, not by a person who read the
-    /// error. (A visible read after a secret waits so by itself.)
+    ///
+    /// `untilQuiet` (after an error) makes the next read go on discarding, before it shows its
+    /// prompt, until no key has come for 400 ms, however long keys keep coming: the rest of an
+    /// answer typed in pieces, not by a person who read the error. Every key that comes before
+    /// the prompt is shown is dropped; Ctrl-C meanwhile ends that read with
+    /// ``LineRead/interrupted`` at once, as at its prompt, which is then never shown. (A
+    /// visible read after a secret waits so by itself.)
     public func discardTypeAhead(untilQuiet: Bool = false) {
         guard !closed else { return }
-        if untilQuiet {
-            settle()
-        } else {
-            Sys.discardInput(input)
-            source.discardPending()
-        }
+        Sys.discardInput(input)
+        source.discardPending()
+        if untilQuiet { quietBeforeNextRead = true }
     }
 
     /// Reads a secret: nothing is echoed for its characters, it never enters history, escape sequences are ignored.
@@ -239,22 +242,29 @@ public final class TerminalSession {
 
     /// Discards input until no key has come for ``quietMilliseconds`` (at most `limitMilliseconds`
     /// when given), or the terminal hangs up. The wait for a question's answer bounds it otherwise
-    /// (`--public`'s idle timeout is armed around the whole read).
-    private func settle(limitMilliseconds: Int? = nil) {
+    /// (`--public`'s idle timeout is armed around the whole read). Returns whether a Ctrl-C came
+    /// meanwhile, which ends the wait; only a read's wait (between `GuardState.beginWaiting()`
+    /// and the read) gets one: at any other time a SIGINT ends the process.
+    @discardableResult
+    private func settle(limitMilliseconds: Int? = nil) -> Bool {
         afterSecret = .none
         let wake = GuardState.wakeRead.load(ordering: .relaxed)
         let deadline = limitMilliseconds.map { Sys.monotonicMilliseconds() + $0 }
+        defer {
+            Sys.discardInput(input)
+            source.discardPending()
+        }
         while true {
             Sys.discardInput(input)
             source.discardPending()
+            if GuardState.takeInterrupt() { return true }
             guard let polled = try? Sys.poll(input: input, wake: wake, timeoutMilliseconds: Self.quietMilliseconds),
-                  !polled.timedOut, !polled.inputEnded else { return }
+                  !polled.timedOut, !polled.inputEnded else { return false }
             // A resize or a continue: its flag stays for the read, which redraws; the quiet starts again.
             if polled.wakeReady { Sys.drain(wake) }
-            if let deadline, Sys.monotonicMilliseconds() >= deadline { break }
+            if GuardState.takeInterrupt() { return true }
+            if let deadline, Sys.monotonicMilliseconds() >= deadline { return false }
         }
-        Sys.discardInput(input)
-        source.discardPending()
     }
 
     /// Writes `text` to the session's output, after anything libedit has buffered.
@@ -304,12 +314,20 @@ public final class TerminalSession {
         guard !closed, editor != nil || scrolling != nil else { return .endOfInput }
         // The one door from a secret to anything visible: keys typed during a secret (the rest of
         // a password after Ctrl-C, a paste in pieces after its Enter) never answer, nor show at, a
-        // visible prompt, whatever it is and however the secret's read ended.
-        if mode == .secret {
-            afterSecret = .cutShort  // until it ends with Enter
-        } else if afterSecret != .none {
-            settle()
+        // visible prompt, whatever it is and however the secret's read ended. After an error, any
+        // prompt waits so. The wait is part of the read: Ctrl-C during it is Ctrl-C at the prompt.
+        let waitForQuiet = quietBeforeNextRead || (mode != .secret && afterSecret != .none)
+        quietBeforeNextRead = false
+        if waitForQuiet {
+            GuardState.beginWaiting()
+            let interrupted = settle()
+            if interrupted {
+                GuardState.endReading()
+                if mode == .secret { afterSecret = .cutShort }  // the rest of a password may still come
+                return .interrupted
+            }
         }
+        if mode == .secret { afterSecret = .cutShort }  // until it ends with Enter
         source.setPrompt(prompt)
         // The window may have grown beyond the bound since the session began (an SSH client's
         // window-change): el_gets would read and allocate it, so this line goes to the scrolling editor.
