@@ -176,84 +176,8 @@ struct Mailer {
     /// Runs the command with `input` on its standard input.
     func run(input: [UInt8]) throws(Failure) {
         guard let program = command.first, program.hasPrefix("/") else { throw .cannotRun("mail.command must start with an absolute path") }
-        var stdinPipe: [Int32] = [-1, -1]
-        var outputPipe: [Int32] = [-1, -1]
-        guard Self.pipe(&stdinPipe) else { throw .cannotRun(IO.lastErrorText()) }
-        guard Self.pipe(&outputPipe) else {
-            close(stdinPipe[0]); close(stdinPipe[1])
-            throw .cannotRun(IO.lastErrorText())
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Its own process group (killed whole when it overruns), no signal blocked, and every
-        // signal a public session ignores (SIGTSTP…) or handles back to its default.
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE, SIGALRM, SIGCHLD, SIGWINCH] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let arguments = command.map { strdup($0) } + [nil]
-        let environment = Self.environment.map { strdup($0) } + [nil]
-        defer {
-            arguments.forEach { free($0) }
-            environment.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, &attributes, arguments, environment)
-        close(stdinPipe[0])
-        close(outputPipe[1])
-        guard spawned == 0 else {
-            close(stdinPipe[1]); close(outputPipe[0])
-            throw .cannotRun(String(cString: strerror(spawned)))
-        }
-        _ = fcntl(stdinPipe[1], F_SETFL, O_NONBLOCK)
-        _ = fcntl(outputPipe[0], F_SETFL, O_NONBLOCK)
-        var writeEnd = stdinPipe[1]
-        var written = 0
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = IO.monotonicSeconds() + timeoutSeconds
-        var status: Int32 = 0
-        while true {
-            if writeEnd >= 0 {
-                if written < input.count {
-                    let count = input.withUnsafeBytes { Glibc.write(writeEnd, $0.baseAddress! + written, input.count - written) }
-                    if count > 0 { written += count } else if count < 0 && errno != EAGAIN && errno != EINTR { written = input.count }
-                }
-                if written >= input.count { close(writeEnd); writeEnd = -1 }
-            }
-            while true {
-                let got = Glibc.read(outputPipe[0], &buffer, buffer.count)
-                guard got > 0 else { break }
-                if output.count < 1024 { output += buffer.prefix(min(got, 1024 - output.count)) }
-            }
-            let waited = waitpid(pid, &status, WNOHANG)
-            if waited == pid { break }
-            if waited < 0 && errno != EINTR { break }
-            if IO.monotonicSeconds() >= deadline {
-                kill(-pid, SIGKILL)
-                kill(pid, SIGKILL)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                if writeEnd >= 0 { close(writeEnd) }
-                close(outputPipe[0])
-                throw .timedOut(seconds: timeoutSeconds)
-            }
-            var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
-            nanosleep(&pause, nil)
-        }
-        if writeEnd >= 0 { close(writeEnd) }
-        close(outputPipe[0])
+        var child = try Child.spawn(program, command)
+        let (status, written, output) = try child.exchange(input, timeoutSeconds: timeoutSeconds)
         // A child left behind in the group (a daemon the command forked) is the MTA's business.
         let exited = status & 0x7F == 0
         let code = (status >> 8) & 0xFF
@@ -262,5 +186,105 @@ struct Mailer {
             throw .failed(status: exited ? "exit \(code)" : "signal \(status & 0x7F)", output: String(said.prefix(300)))
         }
         if written < input.count { throw .failed(status: "exit 0", output: "it did not read the whole message") }
+    }
+
+    /// The running command: its process (the leader of a group of its own) and the two pipes it
+    /// reads the message from and writes its words to.
+    private struct Child {
+        let pid: pid_t
+        var writeEnd: Int32
+        let readEnd: Int32
+
+        /// Starts `program` with `arguments` in a process group of its own, its standard input
+        /// from a pipe, standard output and error into another, and ``Mailer/environment``.
+        static func spawn(_ program: String, _ arguments: [String]) throws(Failure) -> Child {
+            var stdinPipe: [Int32] = [-1, -1]
+            var outputPipe: [Int32] = [-1, -1]
+            guard Mailer.pipe(&stdinPipe) else { throw .cannotRun(IO.lastErrorText()) }
+            guard Mailer.pipe(&outputPipe) else {
+                close(stdinPipe[0]); close(stdinPipe[1])
+                throw .cannotRun(IO.lastErrorText())
+            }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
+            posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 2)
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            ownGroupWithDefaultSignals(&attributes)
+            let argv = arguments.map { strdup($0) } + [nil]
+            let environment = Mailer.environment.map { strdup($0) } + [nil]
+            defer {
+                argv.forEach { free($0) }
+                environment.forEach { free($0) }
+            }
+            var pid: pid_t = 0
+            let spawned = posix_spawn(&pid, program, &actions, &attributes, argv, environment)
+            close(stdinPipe[0])
+            close(outputPipe[1])
+            guard spawned == 0 else {
+                close(stdinPipe[1]); close(outputPipe[0])
+                throw .cannotRun(String(cString: strerror(spawned)))
+            }
+            _ = fcntl(stdinPipe[1], F_SETFL, O_NONBLOCK)
+            _ = fcntl(outputPipe[0], F_SETFL, O_NONBLOCK)
+            return Child(pid: pid, writeEnd: stdinPipe[1], readEnd: outputPipe[0])
+        }
+
+        /// Its own process group (killed whole when it overruns), no signal blocked, and every
+        /// signal a public session ignores (SIGTSTP…) or handles back to its default.
+        private static func ownGroupWithDefaultSignals(_ attributes: inout posix_spawnattr_t) {
+            var noSignals = sigset_t()
+            sigemptyset(&noSignals)
+            var defaults = sigset_t()
+            sigemptyset(&defaults)
+            for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE, SIGALRM, SIGCHLD, SIGWINCH] { sigaddset(&defaults, signal) }
+            posix_spawnattr_setsigmask(&attributes, &noSignals)
+            posix_spawnattr_setsigdefault(&attributes, &defaults)
+            posix_spawnattr_setpgroup(&attributes, 0)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        }
+
+        /// Writes `input` to the command and keeps the first 1,024 bytes it says until it exits;
+        /// past `timeoutSeconds` its whole group is killed. Returns its wait status, how much of
+        /// `input` it read, and what it said. Both pipes are closed on every path.
+        mutating func exchange(_ input: [UInt8], timeoutSeconds: Int) throws(Failure) -> (status: Int32, written: Int, output: [UInt8]) {
+            defer {
+                if writeEnd >= 0 { close(writeEnd) }
+                close(readEnd)
+            }
+            var written = 0
+            var output: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let deadline = IO.monotonicSeconds() + timeoutSeconds
+            var status: Int32 = 0
+            while true {
+                if writeEnd >= 0 {
+                    if written < input.count {
+                        let count = input.withUnsafeBytes { Glibc.write(writeEnd, $0.baseAddress! + written, input.count - written) }
+                        if count > 0 { written += count } else if count < 0 && errno != EAGAIN && errno != EINTR { written = input.count }
+                    }
+                    if written >= input.count { close(writeEnd); writeEnd = -1 }
+                }
+                while true {
+                    let got = Glibc.read(readEnd, &buffer, buffer.count)
+                    guard got > 0 else { break }
+                    if output.count < 1024 { output += buffer.prefix(min(got, 1024 - output.count)) }
+                }
+                let waited = waitpid(pid, &status, WNOHANG)
+                if waited == pid || (waited < 0 && errno != EINTR) { return (status, written, output) }
+                if IO.monotonicSeconds() >= deadline {
+                    kill(-pid, SIGKILL)
+                    kill(pid, SIGKILL)
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                    throw .timedOut(seconds: timeoutSeconds)
+                }
+                var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+                nanosleep(&pause, nil)
+            }
+        }
     }
 }
