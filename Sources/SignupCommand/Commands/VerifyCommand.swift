@@ -39,42 +39,8 @@ struct VerifyCommand: ParsableCommand {
         let settings = try policy.settings()
         let location = try settings.location(given: db).value
         let costs = try policy.load(settings).argon2
-        let password: Secret
+        let password = try readPassword()
         let translation = Translation.signup
-        let nothingChecked = translation(Translation.english("Nothing was checked.")) + "\n"
-        if isTerminal(0) && isTerminal(2) {
-            TerminalGuard.install()
-            TerminalGuard.prepareInterruptReport(conversation: nothingChecked, result: "")
-            let session = try TerminalStart.session(hint: translation(Translation.english("Nothing was checked. Give the password on standard input instead.")))
-            // The prompt names the account, as the person typed it (made visible: it is outside text).
-            // Keys typed before it appeared are not its answer (as at the wizard's first prompt).
-            session.discardTypeAhead()
-            let read = session.readSecret(prompt: translation(Translation.english("Password for {email}: ", ["email": VisibleText.of(email)])))
-            session.close()
-            switch read {
-            case .line(let text):
-                password = Secret(SignupForm.normalizePassword(text))
-            case .unreadable(let problem):
-                // Bytes that are not UTF-8 are refused, as at the wizard's prompts: never replaced, never a match.
-                IO.write("error: password: \(translation(FieldError.unreadable(problem, field: "password").message))\n", to: 2)
-                throw ExitCode(1)
-            case .interrupted, .endOfInput:
-                IO.write(nothingChecked, to: 2)
-                throw ExitCode(ExitStatus.cancelled)
-            }
-        } else {
-            // Standard input may still be a terminal (`verify EMAIL 2>/dev/null`): echo goes off there.
-            if isTerminal(0) { TerminalGuard.install() }
-            if IO.standardInputIsAFolder { throw UsageError(.english("standard input is a folder: give the password in a file or a pipe")) }
-            switch LineInput(fd: 0).nextSecret() {
-            case .text(let text): password = Secret(SignupForm.normalizePassword(text))
-            case .unreadable(let problem):
-                // Bytes that are not UTF-8, a NUL or an overlong line: the input's error, as at the prompt.
-                IO.write("error: password: \(translation(FieldError.unreadable(problem, field: "password").message))\n", to: 2)
-                throw ExitCode(1)
-            case .endOfInput: password = Secret("")
-            }
-        }
         let store: (any AccountBackend)?
         let target: VerificationTarget
         do throws(StoreError) {
@@ -106,6 +72,46 @@ struct VerifyCommand: ParsableCommand {
         case (_, .unusableHash(let why)):
             IO.write("error: " + translation(Translation.english("the stored password hash for this account cannot be checked: {reason}", ["reason": why])) + "\n", to: 2)
             throw ExitCode(ExitStatus.storage)
+        }
+    }
+
+    /// The password to check: from a masked prompt at a terminal, else the first line of standard
+    /// input (its echo off when that is a terminal). Ends the command for a line it cannot use.
+    private func readPassword() throws -> Secret {
+        let translation = Translation.signup
+        let nothingChecked = translation(Translation.english("Nothing was checked.")) + "\n"
+        if isTerminal(0) && isTerminal(2) {
+            TerminalGuard.install()
+            TerminalGuard.prepareInterruptReport(conversation: nothingChecked, result: "")
+            let session = try TerminalStart.session(hint: translation(Translation.english("Nothing was checked. Give the password on standard input instead.")))
+            // The prompt names the account, as the person typed it (made visible: it is outside text).
+            // Keys typed before it appeared are not its answer (as at the wizard's first prompt).
+            session.discardTypeAhead()
+            let read = session.readSecret(prompt: translation(Translation.english("Password for {email}: ", ["email": VisibleText.of(email)])))
+            session.close()
+            switch read {
+            case .line(let text):
+                return Secret(SignupForm.normalizePassword(text))
+            case .unreadable(let problem):
+                // Bytes that are not UTF-8 are refused, as at the wizard's prompts: never replaced, never a match.
+                IO.write("error: password: \(translation(FieldError.unreadable(problem, field: "password").message))\n", to: 2)
+                throw ExitCode(1)
+            case .interrupted, .endOfInput:
+                IO.write(nothingChecked, to: 2)
+                throw ExitCode(ExitStatus.cancelled)
+            }
+        } else {
+            // Standard input may still be a terminal (`verify EMAIL 2>/dev/null`): echo goes off there.
+            if isTerminal(0) { TerminalGuard.install() }
+            if IO.standardInputIsAFolder { throw UsageError(.english("standard input is a folder: give the password in a file or a pipe")) }
+            switch LineInput(fd: 0).nextSecret() {
+            case .text(let text): return Secret(SignupForm.normalizePassword(text))
+            case .unreadable(let problem):
+                // Bytes that are not UTF-8, a NUL or an overlong line: the input's error, as at the prompt.
+                IO.write("error: password: \(translation(FieldError.unreadable(problem, field: "password").message))\n", to: 2)
+                throw ExitCode(1)
+            case .endOfInput: return Secret("")
+            }
         }
     }
 
