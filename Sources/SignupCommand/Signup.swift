@@ -71,6 +71,18 @@ struct Signup: ParsableCommand {
     static let mostArguments = 64
 
     static func main() {
+        prepareProcess()
+        refuseBeforeParsing()
+        do {
+            try runCommand()
+        } catch {
+            end(for: error)
+        }
+    }
+
+    /// What every run needs before anything else: the process hardened, the standard descriptors
+    /// held, the password variable taken, broken pipes ignored and the reader's language chosen.
+    private static func prepareProcess() {
         ProcessHardening.apply()
         IO.reserveStandardDescriptors()
         // Read once and scrubbed before anything else runs: no other code sees the variable.
@@ -81,6 +93,12 @@ struct Signup: ParsableCommand {
         // too. Without it here, a line read without the parser said `No such file or directory`
         // in German where the parser's path said `Datei oder Verzeichnis nicht gefunden`.
         _ = About.translation
+    }
+
+    /// Ends the run for a command line the parser must not see (or repeat in an error): too many
+    /// words, a password given as an option, `help` with a word that names no command; and
+    /// answers the root help without it.
+    private static func refuseBeforeParsing() {
         // No command takes more than about 30 words. The parser's time grows with the square of
         // their number (20,000 took 16 s before the first prompt): a size from outside, bounded.
         if CommandLine.arguments.count - 1 > Self.mostArguments {
@@ -101,39 +119,49 @@ struct Signup: ParsableCommand {
                 + Self.commandList, to: 2)
             Self.exit(withError: ExitCode(ExitStatus.usage))
         }
-        do {
-            // No argument, or only the default command's everyday options: without the parser's
-            // start-up cost (SignUpPlan.init(everydayArguments:)). Anything else is the parser's.
-            if let plan = SignUpPlan(everydayArguments: CommandLine.arguments.dropFirst()) {
-                try SignUpFlow(plan: plan).run()
-            } else if CommandLine.arguments[1].hasPrefix("--generate-completion-script") {
-                // The parser answers a completion request with a clean exit that writes the script
-                // of the command it is given to: CompletionTree's. Errors still quote no argument.
-                do { _ = try CompletionTree.parseAsRoot() } catch {
-                    if CompletionTree.exitCode(for: error) == .success { exitSucceeding(error, as: CompletionTree.self) }
-                    exitWithoutRepeatingArguments(error)
-                }
-                exitWithoutRepeatingArguments(ValidationError("--generate-completion-script takes a shell: bash, zsh or fish."))
-            } else {
-                var command = parsed()
-                try command.run()
+    }
+
+    /// Runs the command the arguments name: the everyday sign-up without the parser, a
+    /// completion script, or whatever the parser finds.
+    private static func runCommand() throws {
+        // No argument, or only the default command's everyday options: without the parser's
+        // start-up cost (SignUpPlan.init(everydayArguments:)). Anything else is the parser's.
+        if let plan = SignUpPlan(everydayArguments: CommandLine.arguments.dropFirst()) {
+            try SignUpFlow(plan: plan).run()
+        } else if CommandLine.arguments[1].hasPrefix("--generate-completion-script") {
+            // The parser answers a completion request with a clean exit that writes the script
+            // of the command it is given to: CompletionTree's. Errors still quote no argument.
+            do { _ = try CompletionTree.parseAsRoot() } catch {
+                if CompletionTree.exitCode(for: error) == .success { exitSucceeding(error, as: CompletionTree.self) }
+                exitWithoutRepeatingArguments(error)
             }
-        } catch let error as UsageError {
+            exitWithoutRepeatingArguments(ValidationError("--generate-completion-script takes a shell: bash, zsh or fish."))
+        } else {
+            var command = parsed()
+            try command.run()
+        }
+    }
+
+    /// Ends the process for what a command threw: its own result (already written), a usage or
+    /// configuration error, or what the parser raised (help, version, a validation error).
+    private static func end(for error: any Error) -> Never {
+        switch error {
+        case let error as UsageError:
             endForUsage(error.text)
-        } catch let error as ConfigError {
+        case let error as ConfigError:
             // Nothing was asked or written.
             endForUsage(error.text)
-        } catch let code as ExitCode {
+        case let code as ExitCode:
             // signup's own result (66 at end of input, 65, 1, 130): its message is already
             // written. The parser's `exit(withError:)` builds the whole help text to find that it
             // has nothing to add, which was half the instructions of a start-up that ends at once.
             Glibc.exit(code.rawValue)
-        } catch let error as ValidationError {
+        case let error as ValidationError:
             // A usage error a command's own validation found: the parser's text, its usage lines translated.
             let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false).map { HelpText.localizedUsageLine(String($0)) }
             IO.write(lines.joined(separator: "\n") + "\n", to: 2)
             Self.exit(withError: exitCode(for: error))
-        } catch {
+        default:
             // A help or version request the parser raised while running a command (`list --help`).
             if exitCode(for: error) == .success { exitSucceeding(error, as: Self.self) }
             Self.exit(withError: error)
