@@ -64,21 +64,7 @@ struct ImportCommand: ParsableCommand {
         let passwordPolicy = try policy.load(settings)
         let location = try settings.location(given: db).value
         if let fromLine, fromLine < 1 { throw UsageError(.english("--from-line takes a line number, 1 or more")) }
-        let fd: Int32
-        if file == "-" {
-            fd = 0
-            // A closed standard input is no input at all, not an empty file.
-            guard !IO.standardInputWasClosed else {
-                IO.write("error: " + Translation.signup(Translation.english("cannot read the file to import: {reason}", ["reason": String(cString: strerror(EBADF))])) + "\n", to: 2)
-                throw ExitCode(ExitStatus.incomplete)
-            }
-        } else {
-            fd = IO.open(Array(file.utf8), O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                IO.write("error: " + Translation.signup(Translation.english("cannot open the file to import: {reason}", ["reason": String(cString: strerror(errno))])) + "\n", to: 2)
-                throw ExitCode(ExitStatus.incomplete)
-            }
-        }
+        let fd = try openInput()
         let progress = isTerminal(2) && !json
         let report = ImportReport(json: json, dryRun: dryRun, progress: progress)
         var run = ImportRun(location: location, policy: passwordPolicy, update: update, dryRun: dryRun, report: report,
@@ -102,13 +88,37 @@ struct ImportCommand: ParsableCommand {
         }
         let summary = report.finish()
         watch.cancel()
+        try end(summary, progress: progress, readError: readError, abandonedAtLine: input.abandonedAtLine)
+    }
+
+    /// The descriptor of the file to import: standard input for `-`. Ends the command when it cannot be read.
+    private func openInput() throws -> Int32 {
+        if file == "-" {
+            // A closed standard input is no input at all, not an empty file.
+            guard !IO.standardInputWasClosed else {
+                IO.write("error: " + Translation.signup(Translation.english("cannot read the file to import: {reason}", ["reason": String(cString: strerror(EBADF))])) + "\n", to: 2)
+                throw ExitCode(ExitStatus.incomplete)
+            }
+            return 0
+        }
+        let fd = IO.open(Array(file.utf8), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            IO.write("error: " + Translation.signup(Translation.english("cannot open the file to import: {reason}", ["reason": String(cString: strerror(errno))])) + "\n", to: 2)
+            throw ExitCode(ExitStatus.incomplete)
+        }
+        return fd
+    }
+
+    /// Shows how the import ended (what stopped it, the summary, the audit line) and ends the
+    /// command with its status: 74 storage or output, 66 input cut short, 65 rows refused, else 0.
+    private func end(_ summary: ImportSummary, progress: Bool, readError: Int32?, abandonedAtLine: Int?) throws -> Never {
         if progress { IO.write("\n", to: 2) }
         summary.showAlreadyThere()
         if let readError {
             let reason = Translation.signup(Translation.english("cannot read the file to import: {reason}", ["reason": String(cString: strerror(readError))]))
             IO.write("error: " + reason + "; " + summary.resumeHint + "\n", to: 2)
         }
-        if let line = input.abandonedAtLine {
+        if let line = abandonedAtLine {
             IO.write("error: " + Translation.signup(Translation.english(
                 "line {line} goes on for more than 4 MiB: nothing after it was read; import the rest from a file, or mend that line",
                 ["line": "\(line)"])) + "\n", to: 2)
@@ -123,7 +133,7 @@ struct ImportCommand: ParsableCommand {
             throw ExitCode(ExitStatus.unwritable)
         }
         if summary.storageFailure != nil { throw ExitCode(ExitStatus.storage) }
-        if readError != nil || input.abandonedAtLine != nil { throw ExitCode(ExitStatus.incomplete) }
+        if readError != nil || abandonedAtLine != nil { throw ExitCode(ExitStatus.incomplete) }
         throw ExitCode(summary.rejected > 0 ? ExitStatus.invalid : 0)
     }
 }
