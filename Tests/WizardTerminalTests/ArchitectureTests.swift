@@ -71,4 +71,32 @@ import Testing
         }
         #expect(cited.map(\.path) == [])
     }
+
+    @Test("no function of the command is longer than 60 lines")
+    func theCommandsFunctionsAreShort() throws {
+        let declaration = try Regex(#"(^|\s)(func\s|init[?(<]|deinit\s)"#)
+        let string = try Regex(#""([^"\\]|\\.)*""#)
+        var long: [String] = []
+        for file in Self.files where file.path.hasPrefix("SignupCommand/") || file.path.hasPrefix("signup/") {
+            // Each line's code without its strings, whose braces are not the code's.
+            let lines = file.lines.map { $0.replacing(string, with: "\"\"") }
+            var index = 0
+            while index < lines.count {
+                defer { index += 1 }
+                guard lines[index].contains(declaration) else { continue }
+                // The body: from the line of its first brace to the line that closes it.
+                var depth = 0, opened = false, end = index
+                while end < lines.count {
+                    for character in lines[end] {
+                        if character == "{" { depth += 1; opened = true } else if character == "}" { depth -= 1 }
+                    }
+                    if opened && depth <= 0 { break }
+                    if !opened && end > index + 8 { break }  // a requirement or a declaration without a body
+                    end += 1
+                }
+                if opened && end - index + 1 > 60 { long.append("\(file.path):\(index + 1) (\(end - index + 1) lines)") }
+            }
+        }
+        #expect(long == [])
+    }
 }
