@@ -17,7 +17,7 @@
     X(PQconsumeInput) X(PQdb) X(PQerrorMessage) X(PQfinish) X(PQfreeCancel) X(PQfreemem) X(PQgetCancel) \
     X(PQgetResult) X(PQgetisnull) X(PQgetvalue) X(PQhost) X(PQisBusy) X(PQnfields) X(PQntuples) X(PQport) \
     X(PQresultErrorField) X(PQresultStatus) X(PQsendQuery) X(PQsendQueryParams) X(PQsetNoticeProcessor) \
-    X(PQsetErrorContextVisibility) X(PQsetErrorVerbosity) X(PQsetSingleRowMode) X(PQsocket) X(PQstatus) X(PQuser)
+    X(PQsetErrorContextVisibility) X(PQsetErrorVerbosity) X(PQsetSingleRowMode) X(PQsocket) X(PQstatus) X(PQtransactionStatus) X(PQuser)
 
 static struct {
 #define FIELD(name) __typeof__(&name) name;
@@ -87,6 +87,9 @@ HIDDEN PGVerbosity PQsetErrorVerbosity(PGconn *conn, PGVerbosity verbosity) {
 }
 HIDDEN PGContextVisibility PQsetErrorContextVisibility(PGconn *conn, PGContextVisibility show_context) {
     return ready() ? libpq.PQsetErrorContextVisibility(conn, show_context) : PQSHOW_CONTEXT_NEVER;
+}
+HIDDEN PGTransactionStatusType PQtransactionStatus(const PGconn *conn) {
+    return ready() ? libpq.PQtransactionStatus(conn) : PQTRANS_UNKNOWN;
 }
 HIDDEN int PQbackendPID(const PGconn *conn) { return ready() ? libpq.PQbackendPID(conn) : 0; }
 HIDDEN char *PQhost(const PGconn *conn) { return ready() ? libpq.PQhost(conn) : NULL; }
