@@ -45,6 +45,7 @@ static inline const char *signup_catalog_text(const char *domain, const char *ms
 // for as long as the logger does not read.
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -61,19 +62,29 @@ static inline long signup_release_clean_file_pages(void) {
     unsigned long start = 0, end = 0;
     long rss = 0, released = 0;
     int candidate = 0;
+    // Read by hand, not with sscanf: three tries of a format on each of some 2,000 lines cost a
+    // sign-up 4.5 million instructions. A mapping's header: `LOW-HIGH PERMS OFFSET DEV INODE [PATH]`.
     while (fgets(line, sizeof line, smaps) != NULL) {
-        unsigned long low, high;
-        char perms[8], path[8];
-        long value;
-        path[0] = 0;
-        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %7s", &low, &high, perms, path) >= 3) {
-            // The header of a mapping: a file's (its path starts with /), private, not writable.
+        char *cursor = line, *after;
+        unsigned long low = strtoul(cursor, &after, 16);
+        if (after != cursor && *after == '-') {
+            cursor = after + 1;
+            unsigned long high = strtoul(cursor, &after, 16);
+            if (after == cursor || *after != ' ' || strlen(after + 1) < 4) { candidate = 0; continue; }
+            const char *perms = after + 1;
+            cursor = after + 1;
+            for (int field = 0; field < 4; field++) {  // past the permissions, offset, device and inode
+                while (*cursor != ' ' && *cursor != '\n' && *cursor != 0) cursor++;
+                while (*cursor == ' ') cursor++;
+            }
+            // A file's mapping (its path starts with /), private, not writable.
             start = low, end = high, rss = 0;
-            candidate = path[0] == '/' && perms[1] != 'w' && perms[3] == 'p';
-        } else if (candidate && sscanf(line, "Rss: %ld kB", &value) == 1) {
-            rss = value;
-        } else if (candidate && sscanf(line, "Anonymous: %ld kB", &value) == 1) {
+            candidate = *cursor == '/' && perms[1] != 'w' && perms[3] == 'p';
+        } else if (candidate && strncmp(line, "Rss:", 4) == 0) {
+            rss = strtol(line + 4, NULL, 10);
+        } else if (candidate && strncmp(line, "Anonymous:", 10) == 0) {
             // The last field of the two read: a page written once has a private copy, then keep it all.
+            long value = strtol(line + 10, NULL, 10);
             if (value == 0 && rss > 0 && madvise((void *)start, end - start, MADV_DONTNEED) == 0) released += rss;
             candidate = 0;
         }
