@@ -16,6 +16,13 @@ struct TimestampTests {
         #expect(AccountStore.timestamp(date) == date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt)))
     }
 
+    @Test("a date before 1900 or after 9999 is the first or last second of that range", arguments: [
+        (-1e12, "1900-01-01T00:00:00Z"), (-2_208_988_801, "1900-01-01T00:00:00Z"), (1e13, "9999-12-31T23:59:59Z"),
+    ])
+    func outOfRange(seconds: Double, text: String) {
+        #expect(AccountStore.timestamp(Date(timeIntervalSince1970: seconds)) == text)
+    }
+
     @Test("now, and every hour of a leap year")
     func aYearOfHours() {
         #expect(AccountStore.timestamp(Date()).count == 20)

@@ -529,7 +529,7 @@ public final class PostgresStore: AccountBackend {
     static let look = """
         SELECT to_regclass('grdb_migrations') IS NOT NULL, a.oid IS NOT NULL, c.relkind::text,
                c.relhastriggers OR c.relhasrules OR c.relrowsecurity
-        FROM (SELECT to_regclass('account') AS oid) AS a LEFT JOIN pg_class AS c ON c.oid = a.oid
+        FROM (SELECT to_regclass('account') oid) a LEFT JOIN pg_class c ON c.oid = a.oid
         """
 
     /// The account table's triggers and rules other than its constraints' and a view's own, and
