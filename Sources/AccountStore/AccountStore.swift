@@ -1,7 +1,9 @@
-import FoundationEssentials  // Date, TimeInterval and ISO 8601 timestamps; nothing else of Foundation
+import FoundationEssentials  // Date and TimeInterval; nothing else of Foundation
 import SignupCore
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The accounts database: one SQLite file in WAL mode, shared safely by many processes.
@@ -518,8 +520,34 @@ public final class AccountStore: Sendable {
 
     // MARK: - Helpers
 
+    /// `date` in UTC to the second, as `Date.ISO8601FormatStyle(timeZone: .gmt)` writes it
+    /// (`2026-11-29T01:02:03Z`), by the C library: the format style builds a Gregorian calendar
+    /// first, 2.5 million instructions in a sign-up that is otherwise mostly its hash. A date
+    /// before 1900 or after 9999 (a window start of an absurd length) is written as the first or
+    /// last second of that range, which compares with every stored timestamp as it did.
     static func timestamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
+        let bounded = min(max(date.timeIntervalSince1970, -2_208_988_800), 253_402_300_799)  // 1900-01-01 to 9999-12-31
+        var seconds = time_t(bounded.rounded(.down))
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return "1900-01-01T00:00:00Z" }
+        var text: [UInt8] = []
+        text.reserveCapacity(20)
+        func digits(_ value: Int32, _ count: Int, then separator: Character) {
+            var divisor: Int32 = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+            text.append(UInt8(ascii: separator.unicodeScalars.first!))
+        }
+        digits(parts.tm_year + 1900, 4, then: "-")
+        digits(parts.tm_mon + 1, 2, then: "-")
+        digits(parts.tm_mday, 2, then: "T")
+        digits(parts.tm_hour, 2, then: ":")
+        digits(parts.tm_min, 2, then: ":")
+        digits(parts.tm_sec, 2, then: "Z")
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Runs `body` on the connection (one caller at a time), mapping what it throws to a ``StoreError``.

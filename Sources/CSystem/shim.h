@@ -54,6 +54,20 @@ static inline const char *signup_catalog_text(const char *domain, const char *ms
 /// any private copy of a page (the relocated constants, RELRO) is left alone, since dropping it
 /// would throw its changes away. Called before a hash, whose memory then adds to what is left, not
 /// to what start-up touched. Returns the KiB dropped (what /proc/self/smaps counted), or -1.
+/// The number in `base` (10 or 16) at `text`, blanks first skipped; `end` is where it stops.
+static inline unsigned long signup_parse_number(const char *text, const char **end, int base) {
+    while (*text == ' ') text++;
+    unsigned long value = 0;
+    for (;; text++) {
+        int digit = *text >= '0' && *text <= '9' ? *text - '0'
+                  : base == 16 && *text >= 'a' && *text <= 'f' ? *text - 'a' + 10 : -1;
+        if (digit < 0) break;
+        value = value * (unsigned long)base + (unsigned long)digit;
+    }
+    *end = text;
+    return value;
+}
+
 static inline long signup_release_clean_file_pages(void) {
     FILE *smaps = fopen("/proc/self/smaps", "re");
     if (smaps == NULL) return -1;
@@ -61,19 +75,29 @@ static inline long signup_release_clean_file_pages(void) {
     unsigned long start = 0, end = 0;
     long rss = 0, released = 0;
     int candidate = 0;
+    // Read by hand, not with sscanf: three tries of a format on each of some 2,000 lines cost a
+    // sign-up 4.5 million instructions. A mapping's header: `LOW-HIGH PERMS OFFSET DEV INODE [PATH]`.
     while (fgets(line, sizeof line, smaps) != NULL) {
-        unsigned long low, high;
-        char perms[8], path[8];
-        long value;
-        path[0] = 0;
-        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %7s", &low, &high, perms, path) >= 3) {
-            // The header of a mapping: a file's (its path starts with /), private, not writable.
+        const char *cursor = line, *after;
+        unsigned long low = signup_parse_number(cursor, &after, 16);
+        if (after != cursor && *after == '-') {
+            cursor = after + 1;
+            unsigned long high = signup_parse_number(cursor, &after, 16);
+            if (after == cursor || *after != ' ' || strlen(after + 1) < 4) { candidate = 0; continue; }
+            const char *perms = after + 1;
+            cursor = after + 1;
+            for (int field = 0; field < 4; field++) {  // past the permissions, offset, device and inode
+                while (*cursor != ' ' && *cursor != '\n' && *cursor != 0) cursor++;
+                while (*cursor == ' ') cursor++;
+            }
+            // A file's mapping (its path starts with /), private, not writable.
             start = low, end = high, rss = 0;
-            candidate = path[0] == '/' && perms[1] != 'w' && perms[3] == 'p';
-        } else if (candidate && sscanf(line, "Rss: %ld kB", &value) == 1) {
-            rss = value;
-        } else if (candidate && sscanf(line, "Anonymous: %ld kB", &value) == 1) {
+            candidate = *cursor == '/' && perms[1] != 'w' && perms[3] == 'p';
+        } else if (candidate && strncmp(line, "Rss:", 4) == 0) {
+            rss = (long)signup_parse_number(line + 4, &after, 10);
+        } else if (candidate && strncmp(line, "Anonymous:", 10) == 0) {
             // The last field of the two read: a page written once has a private copy, then keep it all.
+            long value = (long)signup_parse_number(line + 10, &after, 10);
             if (value == 0 && rss > 0 && madvise((void *)start, end - start, MADV_DONTNEED) == 0) released += rss;
             candidate = 0;
         }

@@ -70,6 +70,22 @@ enum Raw: String, CaseIterable {
     }
 }
 
+// `signup-bench hashes N`: N hashes through libsodium at signup's costs (m=19456, t=2, p=1), each
+// of another password, and nothing else: scripts/lib/bench-concurrent.py runs several at once for
+// the hashing floor that sign-ups at once are measured against.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "hashes", let count = Int(CommandLine.arguments[2]) {
+    let salt = Array("saltsaltsaltsalt".utf8)
+    var output = [UInt8](repeating: 0, count: 32)
+    for index in 0..<count {
+        let password = Array("Quartz-Lantern-58-\(index)".utf8CString.dropLast())
+        guard csodium_argon2id(&output, output.count, password, password.count, salt, 2, 19456) == 0 else {
+            print("error: libsodium failed")
+            exit(70)
+        }
+    }
+    exit(0)
+}
+
 // `signup-bench raw [ROUNDS]`: the raw hash of libsodium against libargon2's at signup's costs
 // (m=19456, t=2, p=1), interleaved, medians of CPU time.
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "raw" {

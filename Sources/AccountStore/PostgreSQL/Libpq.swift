@@ -155,9 +155,19 @@ final class PGConnection {
     /// Runs one or more statements through the simple query protocol (one `Query` message).
     @discardableResult
     func execute(_ sql: String) throws(PGFailure) -> [[String?]] {
-        guard PQsendQuery(connection, sql) == 1 else { throw connectionFailure() }
-        return try collectRows()
+        try executeAll(sql).last ?? []
     }
+
+    /// Runs statements through the simple query protocol (one `Query` message, one round trip)
+    /// and returns the rows of each, in order; the first error instead, when one failed (the
+    /// server then ran none after it, and undid those before it unless a transaction was open).
+    func executeAll(_ sql: String) throws(PGFailure) -> [[[String?]]] {
+        guard PQsendQuery(connection, sql) == 1 else { throw connectionFailure() }
+        return try collectResults()
+    }
+
+    /// Whether no transaction is open on this connection (`PQtransactionStatus` is idle).
+    var isIdle: Bool { PQtransactionStatus(connection) == PQTRANS_IDLE }
 
     /// Runs one statement with text parameters (`$1`, `$2`, …) and returns its rows as text.
     @discardableResult
@@ -166,29 +176,29 @@ final class PGConnection {
             PQsendQueryParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
         guard sent == 1 else { throw connectionFailure() }
-        return try collectRows()
+        return try collectResults().last ?? []
     }
 
-    /// Every result of what was sent, as `PQexec` would give it: the last one's rows, or the first error.
+    /// Every result of what was sent: each one's rows, in order, or the first error.
     ///
     /// One deadline for the whole answer, not one per result: a server that sends a result a
     /// second and never says it is done (never `ReadyForQuery`) is given up on too.
-    private func collectRows() throws(PGFailure) -> [[String?]] {
-        var rows: [[String?]] = []
+    private func collectResults() throws(PGFailure) -> [[[String?]]] {
+        var results: [[[String?]]] = []
         var failure: PGFailure?
         let deadline = Self.answerDeadlineFromNow()
         while let result = try nextResult(before: deadline) {
             defer { PQclear(result) }
             switch PQresultStatus(result) {
             case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
-                rows = (0..<PQntuples(result)).map { Self.values(result, row: $0) }
+                results.append((0..<PQntuples(result)).map { Self.values(result, row: $0) })
             default:
                 if failure == nil { failure = failureOf(result) }
             }
         }
         if let failure { throw failure }
         if PQstatus(connection) != CONNECTION_OK { throw connectionFailure() }
-        return rows
+        return results
     }
 
     /// The monotonic time ``answerDeadline`` from now, in milliseconds.

@@ -23,6 +23,8 @@ public final class PostgresStore: AccountBackend {
     /// `v5-email-key-idna` or `v7-email-key-mailbox` still to run): a reader, which does not migrate, then compares today's
     /// key of every row.
     private var hasOldKeys = false
+    /// Whether the session's bounds (``sessionBounds``) are set: a store's first look sets them in its round trip.
+    private var isConfigured = false
 
     /// The migrations this program knows, in order; the SQLite store's names, so both backends agree.
     static let migrationNames = [
@@ -35,7 +37,7 @@ public final class PostgresStore: AccountBackend {
     /// Connects and applies pending migrations (once, even when many processes start together).
     public init(_ location: PostgresLocation) throws(StoreError) {
         self.location = location
-        connection = try Self.connect(location)
+        connection = try Self.connect(location, configured: false)
         try migrate()
     }
 
@@ -46,7 +48,7 @@ public final class PostgresStore: AccountBackend {
 
     /// Connects without writing anything, or returns nil when the database holds no accounts table yet.
     public static func openExisting(_ location: PostgresLocation) throws(StoreError) -> PostgresStore? {
-        let connection = try connect(location)
+        let connection = try connect(location, configured: false)
         let store = PostgresStore(location, connection: connection)
         let applied = try store.appliedMigrations()
         store.hasStates = applied.contains(Migrations.accountState)
@@ -182,10 +184,12 @@ public final class PostgresStore: AccountBackend {
                 refusal = limits.refusal(fromOrigin: Int(counts.first?[0] ?? "") ?? 0, fromAll: Int(counts.first?[1] ?? "") ?? 0)
             }
             // The session's start time names this server process, so that after a lost COMMIT
-            // a new connection can end exactly this session before it looks for the row.
+            // a new connection can end exactly this session before it looks for the row. (The
+            // function under pg_stat_activity, for this process alone: the view joins catalogs that
+            // a new session would load only for this.)
             if refusal == nil { inserted = try connection.execute("""
                 INSERT INTO account (email, email_key, password_hash, created_at, state, origin) VALUES ($1, $2, $3, $4, $5, $6)
-                RETURNING id, (SELECT backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid())
+                RETURNING id, (SELECT backend_start::text FROM pg_stat_get_activity(pg_backend_pid()))
                 """, [email, key, passwordHash.phc, createdAt, state.rawValue, publicSignup?.origin]) }
         } catch {
             _ = try? connection.execute("ROLLBACK")
@@ -491,10 +495,12 @@ public final class PostgresStore: AccountBackend {
 
     // MARK: - Connecting and migrating
 
-    private static func connect(_ location: PostgresLocation) throws(StoreError) -> PGConnection {
+    /// Connects; with `configured` false the caller sends ``sessionBounds`` first itself, in its
+    /// first round trip (``appliedMigrations()``), before any statement that could wait.
+    private static func connect(_ location: PostgresLocation, configured: Bool = true) throws(StoreError) -> PGConnection {
         do {
             let connection = try PGConnection(conninfo: location.conninfo)
-            try configureSession(connection)
+            if configured { try configureSession(connection) }
             return connection
         } catch {
             if error.kind == .connect {
@@ -506,31 +512,63 @@ public final class PostgresStore: AccountBackend {
 
     /// Bounds every statement and lock wait, unless the server, the role or `PGOPTIONS` already did.
     private static func configureSession(_ connection: PGConnection) throws(PGFailure) {
-        try connection.execute("""
-            SELECT CASE WHEN current_setting('statement_timeout') = '0' THEN set_config('statement_timeout', '30s', false) END,
-                   CASE WHEN current_setting('lock_timeout') = '0' THEN set_config('lock_timeout', '10s', false) END
-            """)
+        try connection.execute(sessionBounds)
     }
+
+    /// The statement of ``configureSession(_:)``.
+    static let sessionBounds = """
+        SELECT CASE WHEN current_setting('statement_timeout') = '0' THEN set_config('statement_timeout', '30s', false) END,
+               CASE WHEN current_setting('lock_timeout') = '0' THEN set_config('lock_timeout', '10s', false) END
+        """
+
+    /// What is there: whether the migrations table and the account table exist, and the account
+    /// table's kind and whether it has (or had) triggers or rules, or row security enabled. Only
+    /// when one of those flags is set are the triggers, rules and row security looked at in
+    /// detail (``accountTableDetails``): most databases need no more catalogs than `pg_class`,
+    /// which a new server process must otherwise load for every connection.
+    static let look = """
+        SELECT to_regclass('grdb_migrations') IS NOT NULL, a.oid IS NOT NULL, c.relkind::text,
+               c.relhastriggers OR c.relhasrules OR c.relrowsecurity
+        FROM (SELECT to_regclass('account') oid) a LEFT JOIN pg_class c ON c.oid = a.oid
+        """
+
+    /// The account table's triggers and rules other than its constraints' and a view's own, and
+    /// whether row security applies to this role. Internal triggers (foreign keys, deferrable
+    /// unique keys) are the constraints' own; `_RETURN` is a view's, refused as a view is.
+    static let accountTableDetails = """
+        SELECT (SELECT string_agg(tgname::text, ', ' ORDER BY tgname) FROM pg_trigger
+                WHERE tgrelid = to_regclass('account') AND NOT tgisinternal),
+               (SELECT string_agg(rulename::text, ', ' ORDER BY rulename) FROM pg_rewrite
+                WHERE ev_class = to_regclass('account') AND rulename <> '_RETURN'),
+               CASE WHEN to_regclass('account') IS NOT NULL THEN row_security_active(to_regclass('account')) END
+        """
 
     /// The applied migrations; a migration this program does not know, an `account` table that
     /// no migration of ours made, or one with a trigger or a rule, is refused before anything is written.
     private func appliedMigrations() throws(StoreError) -> [String] {
         try run { () throws(PGFailure) in
-            // One round trip: what is there, and what of the account table could change signup's writes
-            // behind its back. Internal triggers (foreign keys, deferrable unique keys) are the
-            // constraints' own; `_RETURN` is a view's, refused as a view is.
-            let found = try connection.execute("""
-                SELECT to_regclass('grdb_migrations') IS NOT NULL, to_regclass('account') IS NOT NULL,
-                       (SELECT relkind::text FROM pg_class WHERE oid = to_regclass('account')),
-                       (SELECT string_agg(tgname::text, ', ' ORDER BY tgname) FROM pg_trigger
-                        WHERE tgrelid = to_regclass('account') AND NOT tgisinternal),
-                       (SELECT string_agg(rulename::text, ', ' ORDER BY rulename) FROM pg_rewrite
-                        WHERE ev_class = to_regclass('account') AND rulename <> '_RETURN'),
-                       CASE WHEN to_regclass('account') IS NOT NULL THEN row_security_active(to_regclass('account')) END
-                """, []).first ?? []
+            // One round trip, outside a transaction, when the database is signup's: the session's bounds
+            // (on a new connection), what is there and the applied migrations, in one Query message.
+            // Without a migrations table the message fails as a whole (and sets nothing): then the
+            // bounds and the look alone.
+            let first = isConfigured ? "" : Self.sessionBounds + ";\n"
+            var found: [String?] = []
+            var listed: [String]?
+            if connection.isIdle {
+                do throws(PGFailure) {
+                    let results = try connection.executeAll(first + Self.look + ";\nSELECT identifier FROM grdb_migrations")
+                    found = results.dropLast().last?.first ?? []
+                    listed = results.last?.compactMap { $0[0] } ?? []
+                } catch where error.kind == .server(sqlstate: "42P01") {
+                    // undefined_table: no migrations table yet.
+                }
+            }
+            if listed == nil { found = try connection.executeAll(first + Self.look).last?.first ?? [] }
+            isConfigured = true
             let hasMigrations = found.first == "t"
             let hasAccount = found.count > 1 && found[1] == "t"
-            let applied = hasMigrations ? try connection.execute("SELECT identifier FROM grdb_migrations", []).compactMap { $0[0] } : []
+            var applied = listed ?? []
+            if listed == nil && hasMigrations { applied = try connection.execute("SELECT identifier FROM grdb_migrations", []).compactMap { $0[0] } }
             if let unknown = applied.first(where: { !Self.migrationNames.contains($0) }) {
                 throw PGFailure(.server(sqlstate: "signup"), "\(location) was made by a newer version of signup (migration \(unknown)): left untouched")
             }
@@ -538,7 +576,10 @@ public final class PostgresStore: AccountBackend {
             if !applied.contains("v1-accounts") {
                 throw PGFailure(.server(sqlstate: "signup"), "\(location) has an account table that signup did not create: left untouched")
             }
-            try Self.checkAccountTable(kind: found[2], triggers: found[3], rules: found[4], rowSecurity: found[5] == "t", location: location)
+            let details = found.count > 3 && found[3] == "t" ? try connection.execute(Self.accountTableDetails, []).first ?? [] : []
+            try Self.checkAccountTable(kind: found.count > 2 ? found[2] : nil, triggers: details.first ?? nil,
+                                       rules: details.count > 1 ? details[1] : nil, rowSecurity: details.count > 2 && details[2] == "t",
+                                       location: location)
             return applied
         }
     }
