@@ -456,20 +456,9 @@ public final class PseudoTerminal {
     /// was skipped there, or took another path), so that such a test cannot pass on nothing.
     private func checkFormRan() throws {
         guard formStarted == false, termination != nil else { return }
-        while reportPipe >= 0 {
-            var byte: UInt8 = 0
-            let got = Glibc.read(reportPipe, &byte, 1)
-            if got > 0 {
-                formStarted = true
-            } else if got < 0, errno == EINTR {
-                continue
-            } else if got < 0, errno == EAGAIN {
-                break
-            } else {
-                Glibc.close(reportPipe)
-                reportPipe = -1
-            }
-        }
+        var report: [UInt8] = []
+        drain(&reportPipe, into: &report)
+        if !report.isEmpty { formStarted = true }
         if formStarted == false { throw FormChild.notRun(termination: termination!) }
     }
 
