@@ -217,8 +217,15 @@ extension Rule where Value: AnswerValue {
 }
 
 extension Rule where Value == Bool {
-    /// Fails with `mustBeYes` unless the answer is yes (terms accepted).
+    /// Fails with `mustBeYes` unless the answer is yes (terms accepted): no, and no answer at all.
+    ///
+    /// It implies ``required(message:allowingWhiteSpace:)``: a yes/no never answered (an empty
+    /// line at a script's prompt, a `FormModel` field never set) fails with `mustBeYes` too,
+    /// so a field with this rule alone cannot be submitted unanswered; `.required()` beside it
+    /// adds nothing but a second message for an unanswered field.
     public static func mustBeTrue(message: String = Translation.english("Answer yes to go on")) -> Rule {
-        custom("mustBeYes", message: message, label: "yes") { value, _ in value }
+        Rule(checks: [RuleCheck(reason: "mustBeYes", label: "yes")], referencedFields: [], appliesWhenEmpty: true, reasons: ["mustBeYes"]) { value, _ in
+            value == true ? [] : [RuleFailure(reason: "mustBeYes", message: message)]
+        }
     }
 }

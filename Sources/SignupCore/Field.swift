@@ -295,6 +295,12 @@ public struct Field: Sendable, CustomStringConvertible, CustomDebugStringConvert
         initialTypedValue = typedValue
     }
 
+    /// Makes the current value the initial one: what ``isDirty`` compares with from now on.
+    mutating func keepAsInitial() {
+        initialValue = value
+        initialTypedValue = typedValue
+    }
+
     /// Puts the initial value back.
     mutating func restoreInitial() {
         value = initialValue

@@ -81,6 +81,12 @@ public struct Form: Sendable {
         return form
     }
 
+    /// Makes every field's current value its initial one (a record just saved): nothing is
+    /// dirty, and ``reset(_:)`` goes back to what was saved.
+    mutating func keepValuesAsInitial() {
+        for index in fields.indices { fields[index].keepAsInitial() }
+    }
+
     /// The current value of every field, by name: what cross-field rules see.
     public var context: RuleContext {
         var context = RuleContext(

@@ -22,7 +22,9 @@ public final class FormModel<Success: Sendable> {
     public let fields: [FieldModel]
     /// Whether every field passes every rule: the submit gate.
     public private(set) var isValid = false
-    /// Whether any field's value differs from its initial value.
+    /// Whether any field's value differs from its initial value: the value the model opened on
+    /// (``init(form:existing:)``), or the value last submitted with success (a save makes what was
+    /// saved the new starting point, so an edit screen that stays open has nothing to discard).
     public private(set) var isDirty = false
     /// Where the submission is.
     public private(set) var submission: SubmissionState = .initial

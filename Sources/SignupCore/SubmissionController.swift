@@ -75,13 +75,16 @@ public struct SubmissionController: Sendable {
     }
 
     /// Records the result of `attempt`; field errors go on their fields, form errors into
-    /// ``Form/formErrors``. Returns false, changing nothing, when `attempt` is not the submit
+    /// ``Form/formErrors``. After a success the submitted values become the form's initial
+    /// values (an edit screen that stays open has saved them): ``Form/isDirty`` is false until
+    /// the next change, and ``Form/reset(_:)`` goes back to them. Returns false, changing nothing, when `attempt` is not the submit
     /// under way (already finished, or an older one).
     @discardableResult
     public mutating func finish(_ attempt: SubmitAttempt, with result: Result<Void, SubmissionFailure>) -> Bool {
         guard state == .submitting, attempt.number == attempts, attempt.controller == identity else { return false }
         switch result {
         case .success:
+            form.keepValuesAsInitial()  // what was saved is the new starting point: nothing to discard
             state = .succeeded
         case .failure(let failure):
             if case .fields(let errors) = failure { form.attach(errors) }

@@ -18,6 +18,9 @@ import SwiftUI
 ///
 /// A plain `@Validated` in a view is a value made again with the view: what it showed would be
 /// lost at each redraw, as `@Validate`'s state is kept only because it is `@State` inside.
+///
+/// Only where SwiftUI is (Apple platforms): on Linux this type does not exist and
+/// `@ValidatedState` is an unknown attribute. Use ``Validated`` or a ``FormModel`` there.
 @propertyWrapper
 public struct ValidatedState<Value: Sendable & Equatable>: DynamicProperty {
     @State private var storage: Validated<Value>

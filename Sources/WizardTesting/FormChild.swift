@@ -26,11 +26,9 @@ extension PseudoTerminal {
     ) async throws -> PseudoTerminal {
         let child = try FormChild.next()
         if child.isThisProcess { await child.run(form) }
-        var environment = environment
-        environment[FormChild.variable] = child.marker
         return try PseudoTerminal(
-            executable: FormChild.executable, arguments: child.arguments, environment: environment,
-            rows: rows, columns: columns, pipeStandardOutput: pipeStandardOutput, standardDescriptorsAt: 3)
+            executable: FormChild.executable, arguments: child.arguments, environment: child.environment(environment),
+            rows: rows, columns: columns, pipeStandardOutput: pipeStandardOutput, standardDescriptorsAt: 3, reportsFormStart: true)
     }
 }
 
@@ -38,10 +36,17 @@ extension PseudoTerminal {
 public struct ScriptRun: Sendable {
     /// How the child ended: `.exited(66)` for input that ended early, with `Form.runOrExit`.
     public let termination: PseudoTerminal.Termination
-    /// Everything written to standard output (the program's result).
+    /// Everything written to standard output (the program's result), as text: the same as
+    /// ``standardOutputText``.
     public let standardOutput: String
     /// Everything written to standard error (the conversation, the errors).
     public let standardError: String
+    /// Everything written to standard output, byte for byte, as ``PseudoTerminal/standardOutput`` holds it.
+    public let standardOutputBytes: [UInt8]
+
+    /// Everything written to standard output as text (invalid UTF-8 repaired): the name
+    /// ``PseudoTerminal/standardOutputText`` has too, so a test reads either run's result alike.
+    public var standardOutputText: String { standardOutput }
 
     /// The exit status, or 128 plus the signal that ended the child, as a shell says it.
     public var status: Int32 {
@@ -52,8 +57,10 @@ public struct ScriptRun: Sendable {
     }
 
     /// Runs `form` in a child process (as ``PseudoTerminal/start(environment:rows:columns:pipeStandardOutput:isolation:_:)``
-    /// does) with `input` on a pipe as standard input, and waits at most `timeout` seconds for it
-    /// to end; call it from a `@Test` function.
+    /// does) with `input` on a pipe as standard input, and waits at most `timeout` seconds (20 by
+    /// default) for it to end, then kills it and throws; call it from a `@Test` function. It
+    /// throws too when the child ended without running `form` (its test was skipped there, for
+    /// a condition on an environment the child does not have): never a pass on nothing.
     ///
     /// ```swift
     /// let run = try await ScriptRun("bob\n") { _ = await signUpForm.runOrExit(submit: save) }
@@ -65,13 +72,12 @@ public struct ScriptRun: Sendable {
     ) async throws {
         let child = try FormChild.next()
         if child.isThisProcess { await child.run(form) }
-        var environment = environment
-        environment[FormChild.variable] = child.marker
-        self = try await Self.spawn(input, child.arguments, environment, timeout: timeout)
+        self = try await Self.spawn(input, child.arguments, child.environment(environment), timeout: timeout)
     }
 
     private init(termination: PseudoTerminal.Termination, standardOutput: [UInt8], standardError: [UInt8]) {
         self.termination = termination
+        self.standardOutputBytes = standardOutput
         self.standardOutput = String(decoding: standardOutput, as: UTF8.self)
         self.standardError = String(decoding: standardError, as: UTF8.self)
     }
@@ -85,11 +91,11 @@ public struct ScriptRun: Sendable {
         // Each pipe's child end goes to descriptor 3, 4 or 5; the parent's ends are close-on-exec.
         var ends: [[Int32]] = []
         defer { for pair in ends { for fd in pair where fd >= 0 { Glibc.close(fd) } } }
-        for _ in 0..<3 {
+        for _ in 0..<4 {  // standard input, output, error, and the child's report (FormChild)
             var pair: [Int32] = [-1, -1]
             guard pipe(&pair) == 0 else { throw PseudoTerminal.Failure(message: "pipe: \(String(cString: strerror(errno)))") }
             ends.append(pair.map { fd in
-                let high = fcntl(fd, F_DUPFD_CLOEXEC, 10)  // above 0...5, which the file actions open
+                let high = fcntl(fd, F_DUPFD_CLOEXEC, 10)  // above 0...6, which the file actions open
                 Glibc.close(fd)
                 return high
             })
@@ -101,18 +107,19 @@ public struct ScriptRun: Sendable {
         posix_spawn_file_actions_adddup2(&actions, ends[0][0], 3)
         posix_spawn_file_actions_adddup2(&actions, ends[1][1], 4)
         posix_spawn_file_actions_adddup2(&actions, ends[2][1], 5)
-        guard case .success(let pid) = Spawn.run(FormChild.executable, arguments, environment, &actions, keeping: 6) else {
+        posix_spawn_file_actions_adddup2(&actions, ends[3][1], FormChild.reportDescriptor)
+        guard case .success(let pid) = Spawn.run(FormChild.executable, arguments, environment, &actions, keeping: FormChild.reportDescriptor + 1) else {
             throw PseudoTerminal.Failure(message: "posix_spawn \(FormChild.executable) failed")
         }
-        for index in 0..<3 {  // the child's ends, closed here so end of file comes when it is done
+        for index in 0..<4 {  // the child's ends, closed here so end of file comes when it is done
             let child = index == 0 ? 0 : 1
             Glibc.close(ends[index][child])
             ends[index][child] = -1
         }
         var toWrite = Array(input.utf8)[...]
-        var output: [[UInt8]] = [[], []]
+        var output: [[UInt8]] = [[], [], []]
         let deadline = Spawn.now() + timeout
-        while ends[0][1] >= 0 || ends[1][0] >= 0 || ends[2][0] >= 0 {
+        while ends[0][1] >= 0 || ends[1][0] >= 0 || ends[2][0] >= 0 || ends[3][0] >= 0 {
             guard Spawn.now() < deadline else {
                 kill(pid, SIGKILL)
                 var status: Int32 = 0
@@ -125,8 +132,9 @@ public struct ScriptRun: Sendable {
             }
             var fds = [pollfd(fd: ends[0][1], events: Int16(POLLOUT), revents: 0),
                        pollfd(fd: ends[1][0], events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: ends[2][0], events: Int16(POLLIN), revents: 0)]
-            guard poll(&fds, 3, 0) > 0 else {
+                       pollfd(fd: ends[2][0], events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: ends[3][0], events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 4, 0) > 0 else {
                 try? await Task.sleep(for: .milliseconds(10))
                 continue
             }
@@ -137,7 +145,7 @@ public struct ScriptRun: Sendable {
             if fds[0].revents & Int16(POLLERR | POLLHUP) != 0 {  // the child stopped reading: the rest is not wanted
                 toWrite = []
             }
-            for index in 1...2 where fds[index].revents != 0 {
+            for index in 1...3 where fds[index].revents != 0 {
                 var buffer = [UInt8](repeating: 0, count: 65_536)
                 let got = buffer.withUnsafeMutableBytes { Glibc.read(ends[index][0], $0.baseAddress, $0.count) }
                 if got > 0 {
@@ -154,7 +162,10 @@ public struct ScriptRun: Sendable {
             if reaped == pid || (reaped < 0 && errno != EINTR) { break }
             if reaped == 0 { try? await Task.sleep(for: .milliseconds(5)) }
         }
-        return ScriptRun(termination: Spawn.termination(status), standardOutput: output[0], standardError: output[1])
+        let termination = Spawn.termination(status)
+        // The report holds a byte once the child found its form: none, and nothing ran.
+        guard !output[2].isEmpty else { throw FormChild.notRun(termination: termination) }
+        return ScriptRun(termination: termination, standardOutput: output[0], standardError: output[1])
     }
 }
 
@@ -169,6 +180,31 @@ struct FormChild {
     let marker: String
     /// The arguments that make the test binary run that test alone.
     let arguments: [String]
+
+    /// The child's descriptor where it says it found its form and runs it (one byte, then closed):
+    /// a child whose test was skipped there, or took another path, never writes it.
+    static let reportDescriptor: Int32 = 6
+    /// Set in the child's environment when ``reportDescriptor`` is open for the report.
+    static let reportVariable = "WIZARD_TESTING_REPORT"
+
+    /// The child's environment: `environment` and what tells the child which form to run.
+    func environment(_ environment: [String: String]) -> [String: String] {
+        var environment = environment
+        environment[Self.variable] = marker
+        environment[Self.reportVariable] = "\(Self.reportDescriptor)"
+        return environment
+    }
+
+    /// Why a child that ended without running its form is an error, not a pass.
+    static func notRun(termination: PseudoTerminal.Termination) -> PseudoTerminal.Failure {
+        PseudoTerminal.Failure(message: """
+            the child ended (\(termination)) without running its form: the test did not reach this call in the child process. \
+            A test enabled or skipped by a condition (.enabled(if:), .disabled(if:)) decided it from what the \
+            child sees: the environment given to the child (PseudoTerminal.environment() and your overrides, \
+            not this process's), or another state of the machine. Pass what the condition reads in the \
+            environment, or decide it in the test's body.
+            """)
+    }
 
     /// Whether this process is the child started for this start.
     var isThisProcess: Bool { getenv(Self.variable).map { String(cString: $0) } == marker }
@@ -209,6 +245,11 @@ struct FormChild {
         fflush(nil)  // nothing the test runner buffered goes to the form's output
         for fd: Int32 in 0...2 { dup2(fd + 3, fd) }
         for fd: Int32 in 3...5 { close(fd) }
+        if getenv(Self.reportVariable).map({ String(cString: $0) }) == "\(Self.reportDescriptor)" {
+            var found: UInt8 = 1
+            _ = write(Self.reportDescriptor, &found, 1)  // the parent knows the form runs
+            close(Self.reportDescriptor)
+        }
         await withoutActuallyEscaping(form) { form in
             let held = Held(form: form)
             // Awaited here, so `form` never outlives this call; the process exits right after.

@@ -57,11 +57,23 @@ public final class PseudoTerminal {
     public let pid: pid_t
     /// Everything read from the terminal so far, raw (`\r\n` line endings, escape sequences).
     public private(set) var transcript: [UInt8] = []
-    /// Everything read from standard output, when it is a pipe.
+    /// Everything read from standard output so far, byte for byte, when it is a pipe
+    /// (`pipeStandardOutput`): the same as ``standardOutputBytes``.
     public private(set) var standardOutput: [UInt8] = []
+
+    /// Everything read from standard output so far, byte for byte: the name ``ScriptRun/standardOutputBytes`` has too.
+    public var standardOutputBytes: [UInt8] { standardOutput }
+
+    /// Everything read from standard output so far as text (invalid UTF-8 repaired): the
+    /// program's result, as ``ScriptRun/standardOutputText`` gives a script's.
+    public var standardOutputText: String { String(decoding: standardOutput, as: UTF8.self) }
 
     private var master: Int32
     private var outputPipe: Int32
+    /// A form child's report pipe (``FormChild/reportDescriptor`` in the child); -1 for none.
+    private var reportPipe: Int32 = -1
+    /// For a form child: whether it said it runs the form; nil for any other program.
+    private var formStarted: Bool?
     private var cursor = 0
     private var termination: Termination?
 
@@ -79,8 +91,11 @@ public final class PseudoTerminal {
     /// (the second the output pipe, when there is one); 0 makes them its standard ones, a form
     /// child (``start(environment:rows:columns:pipeStandardOutput:isolation:_:)``) gets
     /// `/dev/null` there until it moves them itself.
+    /// With `reportsFormStart`, a pipe is the child's descriptor `first + 3`: a form child says
+    /// there that it found its form and runs it (``FormChild``).
     init(executable: String, arguments: [String], environment: [String: String],
-         rows: UInt16, columns: UInt16, pipeStandardOutput: Bool, standardDescriptorsAt first: Int32) throws {
+         rows: UInt16, columns: UInt16, pipeStandardOutput: Bool, standardDescriptorsAt first: Int32,
+         reportsFormStart: Bool = false) throws {
         var master: Int32 = -1
         var slave: Int32 = -1
         var name = [CChar](repeating: 0, count: 4096)
@@ -91,17 +106,21 @@ public final class PseudoTerminal {
             Glibc.close(slave)
             if pipeEnds[1] >= 0 { Glibc.close(pipeEnds[1]) }
         }
+        var reportEnds: [Int32] = [-1, -1]
+        defer { if reportEnds[1] >= 0 { Glibc.close(reportEnds[1]) } }
         if pipeStandardOutput, pipe(&pipeEnds) != 0 {
             Glibc.close(master)
             throw Self.failure("pipe")
         }
-        for fd in [master, slave] + pipeEnds where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        if pipeEnds[1] >= 0, pipeEnds[1] <= first + 2 {
-            // Above the descriptors the child's file actions open: they would close it before its dup2.
-            let high = fcntl(pipeEnds[1], F_DUPFD_CLOEXEC, first + 3)
-            Glibc.close(pipeEnds[1])
-            pipeEnds[1] = high
+        if reportsFormStart, pipe(&reportEnds) != 0 {
+            Glibc.close(master)
+            if pipeEnds[0] >= 0 { Glibc.close(pipeEnds[0]) }
+            throw Self.failure("pipe")
         }
+        for fd in [master, slave] + pipeEnds + reportEnds where fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // Above the descriptors the child's file actions open: they would close them before their dup2.
+        pipeEnds[1] = Self.above(first + 3, pipeEnds[1])
+        reportEnds[1] = Self.above(first + 3, reportEnds[1])
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -113,18 +132,21 @@ public final class PseudoTerminal {
         posix_spawn_file_actions_addopen(&actions, first, name, O_RDWR, 0)
         posix_spawn_file_actions_adddup2(&actions, pipeStandardOutput ? pipeEnds[1] : first, first + 1)
         posix_spawn_file_actions_adddup2(&actions, first, first + 2)
-        for fd in [master, slave] + pipeEnds where fd > first + 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        if reportEnds[1] >= 0 { posix_spawn_file_actions_adddup2(&actions, reportEnds[1], first + 3) }
+        for fd in [master, slave] + pipeEnds + reportEnds where fd > first + 3 { posix_spawn_file_actions_addclose(&actions, fd) }
 
-        let status = Spawn.run(executable, arguments, environment, &actions, keeping: first + 3)
+        let status = Spawn.run(executable, arguments, environment, &actions, keeping: first + (reportsFormStart ? 4 : 3))
         guard case .success(let pid) = status else {
             Glibc.close(master)
-            if pipeEnds[0] >= 0 { Glibc.close(pipeEnds[0]) }
+            for fd in [pipeEnds[0], reportEnds[0]] where fd >= 0 { Glibc.close(fd) }
             throw Failure(message: "posix_spawn \(executable): \(status)")
         }
         self.pid = pid
         self.master = master
         self.outputPipe = pipeEnds[0]
-        for fd in [master, outputPipe] where fd >= 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        self.reportPipe = reportEnds[0]
+        if reportsFormStart { formStarted = false }
+        for fd in [master, outputPipe, reportPipe] where fd >= 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
     }
 
     deinit {
@@ -133,8 +155,7 @@ public final class PseudoTerminal {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         }
-        if master >= 0 { Glibc.close(master) }
-        if outputPipe >= 0 { Glibc.close(outputPipe) }
+        for fd in [master, outputPipe, reportPipe] where fd >= 0 { Glibc.close(fd) }
     }
 
     /// The transcript as text (invalid UTF-8 repaired), optionally with `\r\n` turned into `\n`.
@@ -211,6 +232,8 @@ public final class PseudoTerminal {
                 return before
             }
             if deadline - Self.now() <= 0 || master < 0 {
+                if termination == nil { reap(flags: WNOHANG) }
+                try checkFormRan()
                 let seen = String(decoding: transcript[cursor...], as: UTF8.self)
                 let why = master < 0 ? "the terminal closed" : "timed out after \(timeout) s"
                 throw Failure(message: "expected \(text.debugDescription); \(why); saw \(seen.debugDescription)")
@@ -250,13 +273,17 @@ public final class PseudoTerminal {
                 pumped = true
             }
             guard done else { return nil }
+            try checkFormRan()
             let rest = String(decoding: transcript[cursor...], as: UTF8.self)
             cursor = transcript.count
             return rest
         }
     }
 
-    /// Waits for the child to end (reading its output meanwhile so it cannot block on a full terminal).
+    /// Waits for the child to end (reading its output meanwhile so it cannot block on a full
+    /// terminal), at most `timeout` seconds, then throws. A form child
+    /// (``start(environment:rows:columns:pipeStandardOutput:isolation:_:)``) that ended without
+    /// running its form throws too: its test was skipped or went another way in the child.
     @discardableResult
     public func wait(timeout: Double = 10) throws -> Termination {
         try until(waiting(timeout: timeout), pausing: { 20 })
@@ -274,6 +301,7 @@ public final class PseudoTerminal {
             if termination == nil { reap(flags: WNOHANG) }
             if let termination {
                 pump(milliseconds: 0)
+                try checkFormRan()
                 return termination
             }
             guard Self.now() < deadline else {
@@ -424,6 +452,16 @@ public final class PseudoTerminal {
         }
     }
 
+    /// For a form child that has ended: throws when it never said it runs its form (its test
+    /// was skipped there, or took another path), so that such a test cannot pass on nothing.
+    private func checkFormRan() throws {
+        guard formStarted == false, termination != nil else { return }
+        var report: [UInt8] = []
+        drain(&reportPipe, into: &report)
+        if !report.isEmpty { formStarted = true }
+        if formStarted == false { throw FormChild.notRun(termination: termination!) }
+    }
+
     private func reap(flags: Int32) {
         var status: Int32 = 0
         let result = waitpid(pid, &status, flags)
@@ -438,6 +476,14 @@ public final class PseudoTerminal {
             if haystack[index..<(index + needle.count)].elementsEqual(needle) { return index..<(index + needle.count) }
         }
         return nil
+    }
+
+    /// `fd` itself when it is above `limit` (or -1), else a close-on-exec copy above it, `fd` closed.
+    private static func above(_ limit: Int32, _ fd: Int32) -> Int32 {
+        guard fd >= 0, fd <= limit else { return fd }
+        let high = fcntl(fd, F_DUPFD_CLOEXEC, limit + 1)
+        Glibc.close(fd)
+        return high
     }
 
     private static func now() -> Double { Spawn.now() }

@@ -154,7 +154,7 @@ extension GettingStartedSnippetTests {
     /// as shown against the built modules.
     @Test func theTestingArticlesCodeCompilesAsIs() throws {
         let blocks = try Self.blocks(of: "Sources/WizardTesting/WizardTesting.docc/TestingYourForm.md")
-        try #require(blocks.count == 3, "the form and its program, a script's test, a terminal's test")
+        try #require(blocks.count == 4, "the form and its program, a script's test, a terminal's test, a built executable's test")
         // Two files, neither main.swift: a library of tests, as in a test target.
         let compiled = try Self.compile([("JoinTests.swift", blocks.joined(separator: "\n")), ("Empty.swift", "")])
         #expect(compiled.passed, "\(compiled.said)")

@@ -42,6 +42,21 @@ import WizardTesting
         #expect(!run.standardError.contains("long-enough"), "a secret was echoed: \(run.standardError)")
     }
 
+    /// Two forms, one `runOrExit` each, answered by one script written to the pipe at once: the
+    /// first takes its lines and leaves the second's (it used to read them away: "input ended").
+    @Test func twoRunOrExitCallsShareOneScript() async throws {
+        let travel = FieldKey<String>("travel"), licence = FieldKey<String>("licence")
+        let run = try await ScriptRun("Ann\ncar\nAB123456\n3\n") {
+            let first = Form(fields: [Field(Keys.username, label: "Traveller", rules: [.required()]), Field(travel, label: "Travel by")])
+            let (who, how) = await first.runOrExit(RunnerOptions(programName: "trip")) { form in (form.text(Keys.username), form.text(travel)) }
+            let second = Form(fields: [Field(licence, label: "Driving licence number", rules: [.required()]), Field(Keys.age, label: "Nights")])
+            let booking = await second.runOrExit(RunnerOptions(programName: "trip")) { form in "\(form.text(licence)), \(form.value(Keys.age)!) nights" }
+            print("\(who) by \(how): \(booking)")
+        }
+        #expect(run.termination == .exited(0), "\(run.standardError)")
+        #expect(run.standardOutput == "Ann by car: AB123456, 3 nights\n")
+    }
+
     @Test func inputEndingEarlyExits66NamingTheField() async throws {
         let run = try await ScriptRun("bo\nlong-enough\n") { await Self.program() }
         #expect(run.termination == .exited(66))
@@ -67,6 +82,19 @@ import WizardTesting
         #expect(run.standardError.hasSuffix("error: The form could not be submitted: the server is down.\n"), "\(run.standardError)")
     }
 
+    /// Set in a form child's environment only: a condition that reads it is true here, false there.
+    static var isNotAFormChild: Bool { getenv("WIZARD_TESTING_FORM") == nil }
+
+    /// A test enabled by what the environment holds is skipped in a child whose environment
+    /// lacks it: the child runs nothing and exits 0. That is an error, never a green test on nothing.
+    @Test(.enabled(if: isNotAFormChild)) func aTestSkippedInItsChildThrowsInsteadOfPassing() async throws {
+        let failure = await #expect(throws: PseudoTerminal.Failure.self) { try await ScriptRun("bob\nlong-enough\n42\n") { await Self.program() } }
+        #expect(failure?.message.contains("without running its form") == true, "\(String(describing: failure))")
+        let terminal = try await PseudoTerminal.start { await Self.program() }
+        let waited = await #expect(throws: PseudoTerminal.Failure.self) { try await terminal.wait(timeout: 20) }
+        #expect(waited?.message.contains("without running its form") == true, "\(String(describing: waited))")
+    }
+
     /// Every case of a parameterized test would run in the child: refused with a reason instead.
     @Test(arguments: ["bob\n"]) func aParameterizedTestCannotRunAForm(input: String) async {
         await #expect(throws: PseudoTerminal.Failure.self) { try await ScriptRun(input) { await Self.program() } }
@@ -86,6 +114,20 @@ import WizardTesting
         try await terminal.readAll()
         #expect(terminal.standardOutput.isEmpty)
         #expect(!terminal.screen.contains("secret-sq"), "the masked answer was shown: \(terminal.screen)")
+    }
+
+    /// The program's result reads the same from a pipe run and a terminal run: `standardOutputText`.
+    @Test func bothRunsGiveTheResultAsTextByOneName() async throws {
+        let script = try await ScriptRun("bob\nlong-enough\n42\n") { await Self.program() }
+        let terminal = try await PseudoTerminal.start(pipeStandardOutput: true) { await Self.program() }
+        defer { terminal.kill(SIGKILL) }
+        try await Self.answerEveryField(terminal)
+        try terminal.send("\r")
+        #expect(try await terminal.wait(timeout: 20) == .exited(0))
+        try await terminal.readAll()
+        #expect(script.standardOutputText == "Welcome, bob\n")
+        #expect(terminal.standardOutputText == script.standardOutputText)
+        #expect(terminal.standardOutputBytes == script.standardOutputBytes)
     }
 
     /// Answers bob, long-enough and 42, up to the review's question.

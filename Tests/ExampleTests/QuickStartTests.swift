@@ -16,6 +16,13 @@ import WizardTesting
         #expect(code.count <= 10, "\(code.count) lines of code")
     }
 
+    /// A test finds an executable target of its package as WizardTesting documents it: built
+    /// beside the test binary, by its executable's name; a name not built there throws.
+    @Test func aTestFindsTheBuiltExecutableByName() throws {
+        #expect(try PseudoTerminal.builtExecutable("wizard-quickstart") == Self.binary)
+        #expect(throws: PseudoTerminal.Failure.self) { try PseudoTerminal.builtExecutable("wizard_quickstart") }
+    }
+
     @Test func aScriptHearsItsErrors() throws {
         let run = try ExampleScriptTests.run("Ann\n7\n", binary: Self.binary)
         #expect(run.status == 65)

@@ -81,6 +81,25 @@ import Testing
         #expect(model.value(Self.age) == 42 && !model.isDirty)
     }
 
+    /// An edit screen that stays open: a successful save makes what was saved the starting
+    /// point, so nothing is dirty and leaving asks nothing; the next edit is dirty again, and a
+    /// reset goes back to what was saved. A failed save changes nothing of that.
+    @Test func aSuccessfulSaveLeavesNothingToDiscard() async {
+        let model = FormModel<Int>(
+            form: Self.form(), existing: [.line(Self.email, "alice@example.com"), .line(Self.name, "Alice"), .value(Self.age, 42)])
+        model[Self.email].text = "alice@example.org"
+        #expect(model.isDirty && model.asksBeforeDiscarding)
+        await model.submit { _ in throw SubmissionFailure.unavailable(reason: "offline") }
+        #expect(model.isDirty && model.asksBeforeDiscarding)
+        await model.submit { _ in 1 }
+        #expect(model.submission == .succeeded)
+        #expect(!model.isDirty && !model[Self.email].isDirty && !model.asksBeforeDiscarding)
+        model.answer(Self.age, with: 43)
+        #expect(model.isDirty && model.asksBeforeDiscarding && model.canSubmit)
+        model.reset(Self.age)
+        #expect(model.value(Self.age) == 42 && model[Self.email].text == "alice@example.org" && !model.isDirty)
+    }
+
     /// The same opening serves a terminal: the record's value is on the line, and Enter keeps it.
     @Test func aWizardOpensOnExistingValuesToo() {
         var wizard = Wizard<Int>(form: Self.form().opening(on: [.line(Self.email, "alice@example.com")]), mode: .interactive)

@@ -41,6 +41,25 @@ import Testing
         #expect(reasons(Rule<Bool>.mustBeTrue(), true) == [])
     }
 
+    /// "Must be true" is not true when nothing was answered: a yes/no never set, or an empty
+    /// answer, fails `mustBeYes` with the rule alone, as no does; yes passes.
+    @MainActor @Test func mustBeTrueAloneRefusesAYesNoNeverAnswered() {
+        let terms = FieldKey<Bool>("terms")
+        var form = Form(fields: [Field(terms, label: "Accept the terms", rules: [.mustBeTrue()])])
+        #expect(!form.isValid)
+        #expect(form.errors(for: terms).map(\.code) == ["terms.mustBeYes"])
+        form.answer(terms, line: "")
+        #expect(form.errors(for: terms).map(\.code) == ["terms.mustBeYes"])
+        form.answer(terms, line: "yes")
+        #expect(form.isValid)
+        let model = FormModel<Bool>(form: Form(fields: [Field(terms, label: "Accept the terms", rules: [.mustBeTrue()])]))
+        #expect(!model.canSubmit)
+        model.answer(terms, with: false)
+        #expect(!model.canSubmit)
+        model.answer(terms, with: true)
+        #expect(model.canSubmit)
+    }
+
     @Test func equalsComparesWithAnotherFieldOfTheSameType() {
         let seats = FieldKey<Int>("seats"), seatsAgain = FieldKey<Int>("seatsAgain")
         var form = Form(fields: [

@@ -69,6 +69,15 @@ let nameKey = FieldKey<String>("name")
         #expect((outcome == .succeeded("bob")) == accepted, "\(outcome)")
     }
 
+    /// A script that answers a yes/no ruled `.mustBeTrue()` with an empty line has not said
+    /// yes: the form is refused (exit 65 for `runOrExit`), never submitted with no answer.
+    @Test func anEmptyLineAtAMustBeTrueQuestionIsRefused() throws {
+        let form = Form(fields: [Field(nameKey, label: "Name"), Field(FieldKey<Bool>("terms"), label: "Terms?", rules: [.mustBeTrue()])])
+        let (conversation, outcome) = try run(form, "bob\n\n")
+        guard case .invalid(let errors) = outcome else { Issue.record("\(outcome)"); return }
+        #expect(errors.map(\.code) == ["terms.mustBeYes"], "\(conversation)")
+    }
+
     /// The letters of a question map to the English letter of their place; a translation whose
     /// letters would change an English letter's meaning, repeat one or move the default is not
     /// used for them: the English brackets are shown, and only the English letters are taken.

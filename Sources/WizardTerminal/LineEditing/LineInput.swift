@@ -63,6 +63,30 @@ public final class LineInput {
         buffer.withUnsafeMutableBytes { Sys.zero($0) }
     }
 
+    /// Hands the bytes read past the last line back to a seekable descriptor (a regular file),
+    /// so whoever reads it next starts right after that line; false when there were none or the
+    /// descriptor cannot move back (a pipe, a terminal: its reader must be kept for the next lines).
+    func giveBackUnread() -> Bool {
+        if afterCarriageReturn, start < count, buffer[start] == UInt8(ascii: "\n") {
+            start += 1  // the rest of the last line's CR LF
+            afterCarriageReturn = false
+        }
+        guard !atEnd, start < count, Sys.moveBack(fd, by: count - start) else { return false }
+        forgetConsumed()
+        start = 0
+        count = 0
+        return true
+    }
+
+    /// Zeroes the bytes of the lines already handed out (they may have held a secret), keeping
+    /// the ones read past them for the next line.
+    func forgetConsumed() {
+        buffer.withUnsafeMutableBytes { Sys.zero(UnsafeMutableRawBufferPointer(rebasing: $0[0..<start])) }
+    }
+
+    /// Whether no line is left: the input ended or was abandoned.
+    var isAtEnd: Bool { atEnd && start == count }
+
     /// The next line. A leading UTF-8 byte-order mark at the very start of the stream is
     /// dropped: it marks the encoding of a file, it is not part of the first answer.
     public func next() -> Line {

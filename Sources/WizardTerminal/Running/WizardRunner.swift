@@ -128,7 +128,10 @@ public final class TerminalRunner {
                 TerminalAnswers.read(prompt, typeAhead: typeAhead, from: session)
             }
         }
-        let answers = ScriptAnswers(input: LineInput(fd: options.input), conversation: conversation)
+        // One reader for the descriptor, shared with the wizards after this one (ScriptInputs).
+        let input = ScriptInputs.reader(for: options.input)
+        defer { ScriptInputs.release(input) }
+        let answers = ScriptAnswers(input: input, conversation: conversation)
         // A script's lines at a terminal: the terminal echoes nothing for the whole run, so no
         // line, typed ahead or pasted, is ever shown by it; text answers are echoed by the
         // script protocol itself, a secret never.
@@ -168,7 +171,9 @@ public final class TerminalRunner {
                 TerminalAnswers.read(prompt, typeAhead: typeAhead, from: session)
             }
         }
-        let answers = ScriptAnswers(input: LineInput(fd: options.input), conversation: conversation)
+        let input = ScriptInputs.reader(for: options.input)
+        defer { ScriptInputs.release(input) }
+        let answers = ScriptAnswers(input: input, conversation: conversation)
         return await withEchoOff(options.input, echoingNewlines: false, isolation: isolation) {
             await loop(&wizard, isolation: isolation, check: check, submit: submit) { prompt, _ in answers.read(prompt) }
         }

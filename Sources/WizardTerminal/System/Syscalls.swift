@@ -80,6 +80,26 @@ enum Sys {
         }
     }
 
+    /// The file a descriptor is open on (its device and inode), or nil when it is not open.
+    /// The corresponding C function is `fstat`.
+    static func fileIdentity(_ fd: Int32) -> FileIdentity? {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return nil }
+        return FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+
+    /// Moves the offset of a seekable descriptor `count` bytes back; false when it cannot (a
+    /// pipe, a terminal). The corresponding C function is `lseek` with `SEEK_CUR`.
+    static func moveBack(_ fd: Int32, by count: Int) -> Bool {
+        lseek(fd, off_t(-count), SEEK_CUR) != -1
+    }
+
+    /// Whether a descriptor has an offset to move (a regular file), unlike a pipe or a terminal.
+    /// The corresponding C function is `lseek` with `SEEK_CUR` and no move.
+    static func isSeekable(_ fd: Int32) -> Bool {
+        lseek(fd, 0, SEEK_CUR) != -1
+    }
+
     /// The corresponding C function is `write`, looped until every byte is written; retries EINTR.
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) {
         var offset = 0
@@ -349,4 +369,10 @@ enum SignalSafe {
         get { errno }
         set { errno = newValue }
     }
+}
+
+/// The file a descriptor is open on: the same pipe, terminal or file whatever descriptor holds it.
+struct FileIdentity: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
 }
