@@ -113,12 +113,6 @@ public struct ScriptRun: Sendable {
         var output: [[UInt8]] = [[], []]
         let deadline = Spawn.now() + timeout
         while ends[0][1] >= 0 || ends[1][0] >= 0 || ends[2][0] >= 0 {
-            guard Spawn.now() < deadline else {
-                kill(pid, SIGKILL)
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-                throw PseudoTerminal.Failure(message: "the form still ran after \(timeout) s; it wrote \(String(decoding: output[1], as: UTF8.self).debugDescription)")
-            }
             if ends[0][1] >= 0, toWrite.isEmpty {
                 Glibc.close(ends[0][1])
                 ends[0][1] = -1
@@ -126,7 +120,19 @@ public struct ScriptRun: Sendable {
             var fds = [pollfd(fd: ends[0][1], events: Int16(POLLOUT), revents: 0),
                        pollfd(fd: ends[1][0], events: Int16(POLLIN), revents: 0),
                        pollfd(fd: ends[2][0], events: Int16(POLLIN), revents: 0)]
-            guard poll(&fds, 3, 0) > 0 else {
+            let ready = poll(&fds, 3, 0) > 0
+            // The deadline is judged when the pipes have nothing more: this task can resume long
+            // after its sleep ended (every thread of the pool busy with other tests), and by then
+            // the child may have written everything and ended. A child that never stops writing
+            // is stopped at twice the timeout.
+            let now = Spawn.now()
+            if now >= deadline, !ready || now >= deadline + timeout {
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+                throw PseudoTerminal.Failure(message: "the form still ran after \(timeout) s; it wrote \(String(decoding: output[1], as: UTF8.self).debugDescription)")
+            }
+            guard ready else {
                 try? await Task.sleep(for: .milliseconds(10))
                 continue
             }
