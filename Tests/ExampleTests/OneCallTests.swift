@@ -188,6 +188,29 @@ import WizardTesting
         #expect(try await terminal.wait() == .exited(1))
     }
 
+    /// The result line after the one call: written whole, a control character in it shown visibly.
+    @Test func printOrExitWritesTheLineVisibly() async throws {
+        let run = try await ScriptRun("") { printOrExit("Welcome, \u{1B}[2Jbob") }
+        #expect(run.termination == .exited(0), "\(run.standardError)")
+        #expect(run.standardOutput == "Welcome, ^[[2Jbob\n")
+    }
+
+    /// A result line that cannot be written is a failure a script can see: exit 74 and why.
+    @Test func printOrExitExits74WhenStandardOutputCannotBeWritten() async throws {
+        let full = try await ScriptRun("") {
+            dup2(open("/dev/full", O_WRONLY), 1)
+            printOrExit("Welcome, bob")
+        }
+        #expect(full.termination == .exited(74))
+        #expect(full.standardError == "error: the result could not be written to standard output: No space left on device\n")
+        let closed = try await ScriptRun("") {
+            close(1)
+            printOrExit("Welcome, bob")
+        }
+        #expect(closed.termination == .exited(74))
+        #expect(closed.standardError == "error: the result could not be written to standard output: Bad file descriptor\n")
+    }
+
     /// What a person sees from start to welcome, against the transcript beside this file.
     @Test func theConversationMatchesItsTranscript() async throws {
         let terminal = try await PseudoTerminal.start { await Self.program() }
