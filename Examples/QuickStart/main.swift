@@ -8,4 +8,4 @@ let form = Form(fields: [
     Field(age, label: "Age", rules: [.required(), .range(13...120)]),
 ])
 let answer = await form.runOrExit { form in "\(form.text(name)), \(form.text(age))" }
-print("Welcome, \(VisibleText.of(answer))")
+printOrExit("Welcome, \(answer)")  // shown visibly; a line that cannot be written exits 74

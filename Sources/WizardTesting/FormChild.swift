@@ -119,13 +119,8 @@ public struct ScriptRun: Sendable {
         var toWrite = Array(input.utf8)[...]
         var output: [[UInt8]] = [[], [], []]
         let deadline = Spawn.now() + timeout
+        var overdueReads = 0
         while ends[0][1] >= 0 || ends[1][0] >= 0 || ends[2][0] >= 0 || ends[3][0] >= 0 {
-            guard Spawn.now() < deadline else {
-                kill(pid, SIGKILL)
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-                throw PseudoTerminal.Failure(message: "the form still ran after \(timeout) s; it wrote \(String(decoding: output[1], as: UTF8.self).debugDescription)")
-            }
             if ends[0][1] >= 0, toWrite.isEmpty {
                 Glibc.close(ends[0][1])
                 ends[0][1] = -1
@@ -134,7 +129,19 @@ public struct ScriptRun: Sendable {
                        pollfd(fd: ends[1][0], events: Int16(POLLIN), revents: 0),
                        pollfd(fd: ends[2][0], events: Int16(POLLIN), revents: 0),
                        pollfd(fd: ends[3][0], events: Int16(POLLIN), revents: 0)]
-            guard poll(&fds, 4, 0) > 0 else {
+            let ready = poll(&fds, 4, 0) > 0
+            // The deadline is judged when the pipes have nothing more, never by the clock alone:
+            // this task can resume a minute after its sleep ended (every thread of the pool busy
+            // with other tests), and by then the child may have written everything and ended.
+            // Past the deadline, a child that never stops writing gets 256 more reads.
+            if Spawn.now() >= deadline { overdueReads += 1 }
+            if overdueReads > 0, !ready || overdueReads > 256 {
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+                throw PseudoTerminal.Failure(message: "the form still ran after \(timeout) s; it wrote \(String(decoding: output[1], as: UTF8.self).debugDescription)")
+            }
+            guard ready else {
                 try? await Task.sleep(for: .milliseconds(10))
                 continue
             }

@@ -392,9 +392,11 @@ public final class PseudoTerminal {
     // MARK: - Internals
 
     /// Runs `step` until it has a result, reading the terminal between tries for at most what
-    /// `pause` says (in milliseconds): the thread waits in `poll`.
+    /// `pause` says (in milliseconds): the thread waits in `poll`. What the child wrote is read
+    /// before each try, so a deadline is judged on everything written by then (``until(_:pausing:isolation:)``).
     private func until<Result>(_ step: () throws -> Result?, pausing pause: () -> Int32) rethrows -> Result {
         while true {
+            pump(milliseconds: 0)
             if let result = try step() { return result }
             pump(milliseconds: pause())
         }
@@ -403,12 +405,18 @@ public final class PseudoTerminal {
     /// Runs `step` until it has a result, reading what the terminal has between tries and
     /// suspending the task (at most 10 ms at a time) while it has nothing: no thread of Swift's
     /// cooperative pool is held, so another test's `Task.sleep` ends on time.
+    ///
+    /// The terminal is read before each try, never only after it: a task can resume long after
+    /// its sleep ended (beside hundreds of tests on two cores, every thread of the pool is busy
+    /// for tens of seconds), and a try that judged its deadline first would fail with what it
+    /// read before the sleep, while the child's answer waited unread in the terminal.
     private func until<Result>(
         _ step: () throws -> Result?, pausing pause: () -> Int32, isolation: isolated (any Actor)? = #isolation
     ) async rethrows -> Result {
         while true {
+            let ready = pump(milliseconds: 0)
             if let result = try step() { return result }
-            if !pump(milliseconds: 0) { try? await Task.sleep(for: .milliseconds(Int(min(max(pause(), 1), 10)))) }
+            if !ready { try? await Task.sleep(for: .milliseconds(Int(min(max(pause(), 1), 10)))) }
         }
     }
 

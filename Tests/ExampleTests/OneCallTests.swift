@@ -230,6 +230,29 @@ import WizardTesting
         #expect(try await terminal.wait() == .exited(1))
     }
 
+    /// The result line after the one call: written whole, a control character in it shown visibly.
+    @Test func printOrExitWritesTheLineVisibly() async throws {
+        let run = try await ScriptRun("") { printOrExit("Welcome, \u{1B}[2Jbob") }
+        #expect(run.termination == .exited(0), "\(run.standardError)")
+        #expect(run.standardOutput == "Welcome, ^[[2Jbob\n")
+    }
+
+    /// A result line that cannot be written is a failure a script can see: exit 74 and why.
+    @Test func printOrExitExits74WhenStandardOutputCannotBeWritten() async throws {
+        let full = try await ScriptRun("") {
+            dup2(open("/dev/full", O_WRONLY), 1)
+            printOrExit("Welcome, bob")
+        }
+        #expect(full.termination == .exited(74))
+        #expect(full.standardError == "error: the result could not be written to standard output: No space left on device\n")
+        let closed = try await ScriptRun("") {
+            close(1)
+            printOrExit("Welcome, bob")
+        }
+        #expect(closed.termination == .exited(74))
+        #expect(closed.standardError == "error: the result could not be written to standard output: Bad file descriptor\n")
+    }
+
     /// What a person sees from start to welcome, against the transcript beside this file.
     @Test func theConversationMatchesItsTranscript() async throws {
         let terminal = try await PseudoTerminal.start { await Self.program() }
@@ -288,6 +311,51 @@ import WizardTesting
         await other.value
         #expect(run.termination == .exited(0))
         #expect(order == ["other task", "script done"])
+    }
+}
+
+/// WizardTesting's waits judge their deadline on everything the child wrote by then: beside every
+/// other suite on two cores, a waiting task resumes long after its sleep ended, and the child's
+/// answer, which came in time, must not be taken for silence.
+@Suite struct LateResumeTests {
+    /// The expect starts and sleeps between reads; the test then holds the main actor for 3 s,
+    /// as busy threads hold the pool, so the expect resumes after its 1 s are up.
+    @MainActor @Test func anExpectResumedAfterItsDeadlineReadsWhatCameInTime() async throws {
+        let terminal = try await PseudoTerminal.start { await OneCallTests.program() }
+        defer { terminal.kill(SIGKILL) }
+        try await terminal.expect("Username: ", timeout: 20)
+        try terminal.send("bob\r")
+        let expecting = Task { @MainActor in try await terminal.expect("Password: ", timeout: 1) }
+        await Task.yield()
+        usleep(3_000_000)
+        _ = try await expecting.value
+        try terminal.send("\u{03}")
+        try await terminal.expect("Discard your answers? [y/N] ", timeout: 20)
+        try terminal.send("y\r")
+        #expect(try await terminal.wait(timeout: 20) == .exited(130))
+    }
+
+    /// The script run starts and sleeps between reads; another task then holds the main actor,
+    /// where the run waits, until the child has ended and 3 s more: what the child wrote is its
+    /// result, not a timeout.
+    @MainActor @Test func aScriptRunResumedAfterItsDeadlineReadsWhatCameInTime() async throws {
+        let marker = "/tmp/wizard-testing-late-\(getpid())"  // made by the child, this process's child
+        defer { unlink(marker) }
+        let holder = Task { @MainActor in
+            // Not in the child (WizardTesting marks it with WIZARD_TESTING_FORM): there the form needs the actor.
+            guard getenv("WIZARD_TESTING_FORM") == nil else { return }
+            let start = Date()
+            while access(marker, F_OK) != 0, Date().timeIntervalSince(start) < 30 { usleep(10_000) }
+            usleep(3_000_000)  // three times the run's timeout: resumed as late as beside every other suite
+        }
+        let run = try await ScriptRun("bob\nlong-enough\n42\n", timeout: 1) {
+            await OneCallTests.program()
+            fflush(nil)
+            close(open("/tmp/wizard-testing-late-\(getppid())", O_WRONLY | O_CREAT, 0o600))
+        }
+        await holder.value
+        #expect(run.termination == .exited(0), "\(run.standardError)")
+        #expect(run.standardOutput == "Welcome, bob\n")
     }
 }
 
