@@ -87,6 +87,32 @@ check "Dovecot refuses carol, who came after the backup" "refused" login carol@e
 check "restore asks first: without --yes and a terminal it is a usage error" "64" \
     sh -c '"$1" restore "$2" --db "$3" </dev/null >/dev/null 2>&1; echo $?' _ "$SIGNUP_BIN" "$tmp/backups/accounts.sqlite" "$db"
 
+# A backup goes where it was told or nowhere: a folder that does not exist is refused, and
+# nothing lands in the deepest folder on the way that does.
+check "a backup into a missing folder fails with 74 and names it" "74 the folder $tmp/backups/nope does not exist" \
+    sh -c '"$1" backup "$2/nope/x.sqlite" --db "$3" 2>"$2/err"; s=$?; printf "%s %s" "$s" "$(grep -o "the folder .* does not exist" "$2/err")"' _ "$SIGNUP_BIN" "$tmp/backups" "$db"
+check "... and writes nothing in the folder above it" "" sh -c 'ls "$1" | grep -v "^accounts.sqlite$\|^err$" || true' _ "$tmp/backups"
+check "a restore from a file that is not there says so, 74" "74 cannot read the backup" \
+    sh -c '"$1" restore --yes "$2/none.sqlite" --db "$3" 2>"$2/err"; s=$?; printf "%s %s" "$s" "$(grep -o "cannot read the backup" "$2/err")"' _ "$SIGNUP_BIN" "$tmp/backups" "$db"
+# A signal while a restore or a backup waits for the database (another program's transaction)
+# waits for it to end: the restore ends whole, no journal is left for the mail server's reader
+# (who cannot roll one back), and a backup leaves no partial copy beside its destination.
+held_restore() {  # held_restore COMMAND...: the command under a 2 s exclusive lock, SIGTERM at 0.5 s
+    (printf 'BEGIN EXCLUSIVE;\n'; sleep 2; printf 'COMMIT;\n') | sqlite3 "$db" & local holder=$!
+    sleep 0.3
+    "$@" >"$tmp/held.out" 2>&1 & local run=$!
+    sleep 0.5; kill -TERM "$run"
+    local status=0; wait "$run" || status=$?
+    wait "$holder" || true
+    echo "$status"
+}
+status="$(held_restore "$SIGNUP_BIN" restore --yes "$tmp/backups/accounts.sqlite" --db "$db")"
+check "SIGTERM during a restore that waits: it ends whole, exit 0" "0 Restored" printf '%s %s' "$status" "$(grep -o '^Restored' "$tmp/held.out")"
+check "... no journal is left beside the database" "" sh -c 'ls "$1"-journal "$1"-wal 2>/dev/null' _ "$db"
+check "... and Dovecot as dovecot accepts alice at once" "accepted" login alice@example.com "$password"
+status="$(held_restore "$SIGNUP_BIN" backup "$tmp/backups/accounts.sqlite" --db "$db")"
+check "SIGTERM during a backup that waits: it ends whole, exit 0, no partial copy" "0 0" printf '%s %s' "$status" "$(ls "$tmp/backups" | grep -c partial)"
+
 dovecot_stop "$tmp"
 if [ "$failures" -ne 0 ]; then
     echo "--- dovecot log"; cat "$tmp/dovecot.log" 2>/dev/null || true

@@ -26,6 +26,9 @@ package enum FileSystem {
         var canonical: [UInt8]
         /// What is at `canonical`.
         var entry: Entry
+        /// A folder on the way is missing (and was not to be created): `canonical` is then the
+        /// file's name in the deepest folder that exists, which no writer may use.
+        var missingFolder: [UInt8]? = nil
     }
 
     /// The side files SQLite makes beside a database by appending to its name.
@@ -81,7 +84,7 @@ package enum FileSystem {
             if lstatBytes(here, &info) != 0 {
                 let code = errno
                 guard code == ENOENT, creatingFolders else {
-                    if code == ENOENT { return Resolved(canonical: joined(folders + [name]), entry: .missing) }
+                    if code == ENOENT { return Resolved(canonical: joined(folders + [name]), entry: .missing, missingFolder: here) }
                     throw .unavailable(reason: "cannot use the folder \(visible(here)) for \(path): \(describe(code))")
                 }
                 try makeFolder(here, path: path)

@@ -13,9 +13,14 @@ extension AccountStore {
     /// beside `destination` under a temporary name and renamed over it once whole, so
     /// `destination` is never a half copy; an existing `destination` is replaced. The checks
     /// of a database path apply to it (no link, nothing another user planted), and it may not
-    /// be the database itself.
+    /// be the database itself. Its folder must exist: a missing one is refused, never replaced by
+    /// the deepest folder on the way that does.
     public func backUp(to destination: DatabasePath) throws(StoreError) {
         let target = try FileSystem.resolve(destination, creatingFolders: false, beforeWriting: true)
+        // A backup goes where it was told or nowhere: never into the deepest folder that exists.
+        if let folder = target.missingFolder {
+            throw .unavailable(reason: "cannot back up to \(destination): the folder \(FileSystem.visible(folder)) does not exist")
+        }
         var database = stat()
         guard file.canonical.withCString({ lstat($0, &database) }) == 0 else {
             throw .unavailable(reason: "cannot read \(path): \(FileSystem.describe(errno))")
@@ -69,6 +74,10 @@ extension AccountStore {
     /// again.
     public func restore(from source: DatabasePath) throws(StoreError) {
         guard !isReadOnly else { throw .unavailable(reason: "the database \(path) is read-only (opened for reading)") }
+        var found = stat()
+        guard String(decoding: source.bytes, as: UTF8.self).withCString({ lstat($0, &found) }) == 0 else {
+            throw .unavailable(reason: "cannot read the backup \(source): \(FileSystem.describe(errno)); nothing was restored")
+        }
         var sameMigrations = false
         do {
             // The backup's own connection closes before the rows are read through ATTACH: one

@@ -34,6 +34,10 @@ struct BackupCommand: ParsableCommand {
         guard case .sqlite = location else {
             throw UsageError(.english("signup backup copies an SQLite database; for PostgreSQL use pg_dump or signup export"))
         }
+        // Ctrl-C, SIGTERM or a hang-up waits for the copy to end, whole and renamed or removed:
+        // a copy cut short would stay beside the destination, holding every password hash.
+        TerminalGuard.install()
+        TerminalGuard.holdSignals()
         let store: AccountStore?
         do throws(StoreError) {
             store = try location.openExisting() as? AccountStore
@@ -89,6 +93,10 @@ struct RestoreCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.declined)
             }
         }
+        // Ctrl-C, SIGTERM or a hang-up waits for the restore's transaction to end: a process
+        // that died inside it would leave a hot journal, which a mail server reading as another
+        // user cannot roll back, and every login would fail until signup ran again.
+        TerminalGuard.holdSignals()
         let store: AccountStore?
         do throws(StoreError) {
             store = try location.openExistingForWriting() as? AccountStore
