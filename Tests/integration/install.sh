@@ -12,6 +12,7 @@ script="${SIGNUP_INSTALL_SCRIPT:-$root/scripts/install}"
 . "$root/scripts/lib/setup.sh"
 if [ "$(id -u)" -ne 0 ]; then echo "install: SKIP, these checks need root (another user plants the folders)"; exit 0; fi
 export SWIFT_BACKTRACE=enable=no
+ensure_swift
 tmp="$(mktemp -d /tmp/signup-install.XXXXXX)"
 chmod 0755 "$tmp"
 full="$tmp/full" package=""
@@ -49,9 +50,11 @@ manifest_matches() {
     done
 }
 
-# --- an install, with a trailing slash, its prefix's bin on PATH -------------------------
+# --- an install, with a trailing slash ---------------------------------------------------
+# It builds (build_release) in the environment the rest of the tests built in: a build under
+# another environment (PATH, HOME) can start over, minutes on two cores.
 p="$tmp/p"
-PATH="$p/bin:$PATH" run install bash "$script" --prefix "$p/"
+run install bash "$script" --prefix "$p/"
 installed_ok() {
     rc install 0 && mode "$p/bin/signup" 755 && "$p/bin/signup" --version >/dev/null || return 1
     for file in "${files[@]:1}"; do mode "$p/$file" 644 || return 1; done
@@ -73,7 +76,13 @@ check "installs the German catalog (0644, in the manifest), and the installed bi
     f="$1/share/locale/de/LC_MESSAGES/signup.mo"
     [ "$(stat -c %a -- "$f")" = 644 ] && grep -qxF "file $(sha256sum <"$f" | cut -d" " -f1) $f" "$1/share/signup/install-manifest" &&
         printf "a@example.com\n" | env -i LANGUAGE=de LC_ALL=C.UTF-8 "$1/bin/signup" --db "$2/de.sqlite" 2>&1 | grep -qx "E-Mail: a@example.com"' _ "$p" "$tmp"
-check "--prefix DIR/ with DIR/bin on PATH gives no 'not on PATH' note" bash -c '! grep -q "not on PATH" "$1"' _ "$tmp/install.err"
+check "without DIR/bin on PATH it says so" grep -qxF "note: $p/bin is not on PATH" "$tmp/install.err"
+# The release build the first install made, for the cases below that test where files go, not
+# the build: `--binary` installs it as it is.
+release="$(build_release "$root" 2>/dev/null)"
+mkdir -m 0755 "$tmp/on-path"
+PATH="$tmp/on-path/p/bin:$PATH" run on-path bash "$script" --prefix "$tmp/on-path/p/" --binary "$release"
+check "--prefix DIR/ with DIR/bin on PATH gives no 'not on PATH' note" bash -c '[ "$(cat "$1/on-path.rc")" = 0 ] && ! grep -q "not on PATH" "$1/on-path.err"' _ "$tmp"
 check "names the completion folders bash, zsh and fish do not search, with the line to add" bash -c '
     grep -qxF "    . $1/share/bash-completion/completions/signup" "$2" &&
     grep -qxF "    fpath=($1/share/zsh/site-functions \$fpath)" "$2" &&
@@ -92,10 +101,6 @@ if command -v zsh >/dev/null 2>&1 && command -v fish >/dev/null 2>&1; then
 else
     echo "install: SKIP running the notes' lines in zsh and fish (not installed)"
 fi
-ensure_swift
-# The release build the first install made, for the cases below that test where files go, not
-# the build: `--binary` installs it as it is (a build under another HOME starts over, minutes).
-release="$(build_release "$root" 2>/dev/null)"
 # Into a home's ~/.local: bash and fish search ~/.local/share, zsh does not.
 h="$tmp/home"; mkdir -m 0755 "$h"
 HOME="$h" run home bash "$script" --prefix "$h/.local" --binary "$release"
