@@ -78,6 +78,26 @@ struct ExportCommandTests {
         #expect(box.accounts().isEmpty)
     }
 
+    @Test("an origin with a control character is rejected in both formats: a terminal showing the column would obey it")
+    func originWithControlCharacterRejected() {
+        let box = Sandbox()
+        let hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+        let json = box.file("origin.jsonl", Data("""
+            {"email":"a@example.com","password_hash":"\(hash)","state":"active","origin":"192.0.2.1\\u001b]0;pwned\\u0007","created_at":"2024-01-01T00:00:00Z","password_changed_at":null}
+            {"email":"b@example.com","password_hash":"\(hash)","state":"pending","origin":"192.0.2.7","created_at":"2024-01-01T00:00:00Z","password_changed_at":null}
+
+            """.utf8))
+        let run = box.run(["import", json, "--db", box.db])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("line 1: json.origin"))
+        #expect(box.accounts().map { $0["email"] as? String } == ["b@example.com"])
+        let csv = box.file("origin.csv", Data(("email,password_hash,state,origin,created_at,password_changed_at\nc@example.com,\"\(hash)\",active,\"192.0.2.1\u{1B}[2J\",2024-01-01T00:00:00Z,\n").utf8))
+        let csvRun = box.run(["import", csv, "--db", box.db])
+        #expect(csvRun.status == 65)
+        #expect(csvRun.stderr.contains("line 2: csv.origin"))
+        #expect(box.accounts().count == 1)
+    }
+
     @Test("--csv writes the same columns with a header, every field quoted, and import reads it back whole")
     func csv() {
         let box = Sandbox()

@@ -204,6 +204,7 @@ struct RecordReader {
                   string("password_changed_at").map(Self.isTimestamp) ?? true else {
                 return .problem(line: line, code: "json.date (a UTC time as 2026-11-22T02:35:12Z)")
             }
+            guard string("origin").map(Self.isPlainOrigin) ?? true else { return .problem(line: line, code: Self.originProblem("json")) }
             whole = WholeAccount(state: state, origin: string("origin"), createdAt: created, passwordChangedAt: string("password_changed_at"))
         }
         switch (string("password"), string("password_hash")) {
@@ -244,8 +245,22 @@ struct RecordReader {
         guard isTimestamp(fields[4]), changed.map(isTimestamp) ?? true else {
             return .problem(line: line, code: "csv.date (a UTC time as 2026-11-22T02:35:12Z)")
         }
+        guard isPlainOrigin(fields[3]) else { return .problem(line: line, code: originProblem("csv")) }
         return .row(line: line, email: fields[0], secret: fields[1], isHash: true,
                     whole: WholeAccount(state: state, origin: fields[3].isEmpty ? nil : fields[3], createdAt: fields[4], passwordChangedAt: changed))
+    }
+
+    /// Whether an export's origin (the client address a public sign-up came from) is plain text:
+    /// at most 255 characters and no control character, which a terminal showing the column
+    /// (`sqlite3`, `psql`) would obey.
+    static func isPlainOrigin(_ origin: String) -> Bool {
+        origin.unicodeScalars.count <= 255
+            && !origin.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+    }
+
+    /// Why an origin was refused, for the format `format` (json or csv).
+    static func originProblem(_ format: String) -> String {
+        "\(format).origin (a client address: no control character, at most 255 characters)"
     }
 
     /// The keys an export's line adds to email and password_hash.
