@@ -51,10 +51,13 @@ manifest_matches() {
 }
 
 # --- an install, with a trailing slash ---------------------------------------------------
-# It builds (build_release) in the environment the rest of the tests built in: a build under
-# another environment (PATH, HOME) can start over, minutes on two cores.
+# The release build under test (SIGNUP_BIN, as scripts/test's build_release made it, catalogs
+# beside it; else built here) is installed with --binary: these checks are of where files go
+# and what is refused, and a build run again from here started over in full runs (minutes on
+# two cores, for a reason not found), while scripts/test and scripts/package build it already.
+release="${SIGNUP_BIN:-$(build_release "$root" 2>/dev/null)}"
 p="$tmp/p"
-run install bash "$script" --prefix "$p/"
+run install bash "$script" --prefix "$p/" --binary "$release"
 installed_ok() {
     rc install 0 && mode "$p/bin/signup" 755 && "$p/bin/signup" --version >/dev/null || return 1
     for file in "${files[@]:1}"; do mode "$p/$file" 644 || return 1; done
@@ -77,9 +80,6 @@ check "installs the German catalog (0644, in the manifest), and the installed bi
     [ "$(stat -c %a -- "$f")" = 644 ] && grep -qxF "file $(sha256sum <"$f" | cut -d" " -f1) $f" "$1/share/signup/install-manifest" &&
         printf "a@example.com\n" | env -i LANGUAGE=de LC_ALL=C.UTF-8 "$1/bin/signup" --db "$2/de.sqlite" 2>&1 | grep -qx "E-Mail: a@example.com"' _ "$p" "$tmp"
 check "without DIR/bin on PATH it says so" grep -qxF "note: $p/bin is not on PATH" "$tmp/install.err"
-# The release build the first install made, for the cases below that test where files go, not
-# the build: `--binary` installs it as it is.
-release="$(build_release "$root" 2>/dev/null)"
 mkdir -m 0755 "$tmp/on-path"
 PATH="$tmp/on-path/p/bin:$PATH" run on-path bash "$script" --prefix "$tmp/on-path/p/" --binary "$release"
 check "--prefix DIR/ with DIR/bin on PATH gives no 'not on PATH' note" bash -c '[ "$(cat "$1/on-path.rc")" = 0 ] && ! grep -q "not on PATH" "$1/on-path.err"' _ "$tmp"
@@ -108,7 +108,7 @@ check "into ~/.local: a note for zsh only, the line for ~/.zshrc" bash -c '
     [ "$(cat "$1/home.rc")" = 0 ] && grep -qxF "    fpath=($2/.local/share/zsh/site-functions \$fpath)" "$1/home.err" &&
     grep -qF "add before compinit in ~/.zshrc" "$1/home.err" && ! grep -qE "note: (bash-completion|fish)" "$1/home.err"' _ "$tmp" "$h"
 before="$(sha256sum <"$p/bin/signup")"
-run reinstall bash "$script" --prefix "$p"
+run reinstall bash "$script" --prefix "$p" --binary "$release"
 reinstalled_ok() {
     rc reinstall 0 && [ "$(sha256sum <"$p/bin/signup")" = "$before" ] && manifest_matches "$p" &&
         [ -z "$(find "$p" -name ".*" -print -quit)" ]
