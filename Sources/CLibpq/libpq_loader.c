@@ -61,6 +61,10 @@ static int ready(void) {
 
 #define HIDDEN __attribute__((visibility("hidden")))
 
+HIDDEN int signup_libpq_ready(void) {
+    return ready();
+}
+
 HIDDEN PQconninfoOption *PQconninfoParse(const char *conninfo, char **errmsg) {
     if (ready()) return libpq.PQconninfoParse(conninfo, errmsg);
     // Freed by the caller with PQfreemem, which frees it with free() while libpq is not loaded.

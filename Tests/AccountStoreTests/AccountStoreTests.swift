@@ -157,8 +157,8 @@ struct AccountStoreTests {
             let garbage = Data(String(repeating: "this is not a database\n", count: 200).utf8)
             #expect(FileManager.default.createFile(atPath: path, contents: garbage))
             let reason = "\(path) is not a signup database"
-            #expect(throws: StoreError.unavailable(reason: reason)) { try AccountStore(path: path) }
-            #expect(throws: StoreError.unavailable(reason: reason)) { try AccountStore.openExisting(path: path) }
+            #expect(throws: StoreError.unavailable(reason: reason, problem: .notASignupDatabase)) { try AccountStore(path: path) }
+            #expect(throws: StoreError.unavailable(reason: reason, problem: .notASignupDatabase)) { try AccountStore.openExisting(path: path) }
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
         }
     }
@@ -169,8 +169,8 @@ struct AccountStoreTests {
             let path = folder.file("other.sqlite")
             try sqliteExecute(path, "CREATE TABLE notes (body TEXT)")
             let reason = "\(path) is not a signup database"
-            #expect(throws: StoreError.unavailable(reason: reason)) { try AccountStore(path: path) }
-            #expect(throws: StoreError.unavailable(reason: reason)) { try AccountStore.openExisting(path: path) }
+            #expect(throws: StoreError.unavailable(reason: reason, problem: .notASignupDatabase)) { try AccountStore(path: path) }
+            #expect(throws: StoreError.unavailable(reason: reason, problem: .notASignupDatabase)) { try AccountStore.openExisting(path: path) }
             #expect(try sqliteRows(path, "SELECT name FROM sqlite_master WHERE type = 'table'") == ["notes"])
         }
     }
@@ -195,7 +195,8 @@ struct AccountStoreTests {
             let error = #expect(throws: StoreError.self) {
                 try AccountStore(path: folder.file("file/signup/accounts.sqlite"))
             }
-            #expect(error == .unavailable(reason: "cannot use \(folder.file("file/signup/accounts.sqlite")): \(blocker) is not a folder"))
+            #expect(error == .unavailable(reason: "cannot use \(folder.file("file/signup/accounts.sqlite")): \(blocker) is not a folder",
+                                          problem: .pathRefused(why: "\(blocker) is not a folder")))
         }
     }
 

@@ -87,7 +87,7 @@ struct DatabaseFileTests {
             try sqliteScript(path, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('keep me');")
             let before = try Fingerprint(path)
             #expect(before.journalMode == ["delete"])
-            #expect(throws: StoreError.unavailable(reason: "\(path) is not a signup database")) { try AccountStore(path: path) }
+            #expect(throws: StoreError.unavailable(reason: "\(path) is not a signup database", problem: .notASignupDatabase)) { try AccountStore(path: path) }
             #expect(throws: StoreError.self) { try AccountStore.openExisting(path: path) }
             #expect(try Fingerprint(path) == before)
         }
@@ -185,7 +185,7 @@ struct DatabaseFileTests {
                 } catch {
                     failure = error
                 }
-                #expect(failure == .unavailable(reason: "the disk is full (database \(path))"))
+                #expect(failure == .unavailable(reason: "the disk is full (database \(path))", problem: .diskFull))
             }
         }
     }

@@ -32,7 +32,7 @@ struct DiskFullTests {
                 #expect(failure != nil)
             }
             let error = try #require(failure, "128 inserts of 8 KiB fitted in 256 KiB")
-            #expect(error == .unavailable(reason: "the disk is full (database \(path))"))
+            #expect(error == .unavailable(reason: "the disk is full (database \(path))", problem: .diskFull))
         }
     }
 }

@@ -44,7 +44,7 @@ struct OddSchemaTests {
                 #expect {
                     _ = try open()
                 } throws: { error in
-                    guard case StoreError.unavailable(let reason) = error else { return false }
+                    guard case StoreError.unavailable(let reason, _) = error else { return false }
                     return reason.contains("has a trigger signup did not make (keep_active)")
                 }
             }

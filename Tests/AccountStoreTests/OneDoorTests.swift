@@ -110,6 +110,7 @@ struct OneDoorTests {
                 _ = try AccountStore(path: path).create(email: "bob@example.com", passwordHash: fakeHash)
             }
             #expect(error?.description.contains("locked by another program") == true, "\(String(describing: error))")
+            if case .unavailable(_, let problem) = error { #expect(problem == .locked) } else { Issue.record("not unavailable: \(String(describing: error))") }
         }
     }
 

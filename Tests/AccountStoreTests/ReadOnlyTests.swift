@@ -27,6 +27,8 @@ struct ReadOnlyTests {
                 }
                 let reason = error?.description ?? ""
                 #expect(reason == "the database \(path) is read-only")
+                // A program decides on the problem, never on the words.
+                #expect(error == .unavailable(reason: reason, problem: .readOnly))
                 #expect(!reason.contains(password))
                 #expect(!reason.contains(phc.phc))
                 return true

@@ -95,7 +95,7 @@ package enum FileSystem {
             switch info.st_mode & S_IFMT {
             case S_IFLNK:
                 links += 1
-                guard links <= 40 else { throw .unavailable(reason: "cannot use \(path): too many symbolic links among its folders") }
+                guard links <= 40 else { throw .cannotUse(path, "too many symbolic links among its folders") }
                 let target = try readLink(here, path: path)
                 if target.first == UInt8(ascii: "/") { folders.removeAll(); infos.removeSubrange(1...) }
                 pending += components(target).reversed()
@@ -104,7 +104,7 @@ package enum FileSystem {
                 folders.append(next)
                 infos.append(info)
             default:
-                throw .unavailable(reason: "cannot use \(path): \(visible(here)) is not a folder")
+                throw .cannotUse(path, "\(visible(here)) is not a folder")
             }
         }
 
@@ -119,16 +119,16 @@ package enum FileSystem {
         // A reader of a missing file uses nothing: only a writer is about to create files in this folder.
         if !found && missingCode == ENOENT && !creatingFolders && !beforeWriting { return Resolved(canonical: file, entry: .missing) }
         if folderInfo.st_mode & 0o022 != 0 {
-            throw .unavailable(reason: "cannot use \(path): its folder \(visible(folder)) can be written by other users "
+            throw .cannotUse(path, "its folder \(visible(folder)) can be written by other users "
                 + "(mode \(octal(folderInfo.st_mode))), who could "
                 + (database ? "plant the database or the -wal and -shm files SQLite makes beside it" : "replace the file"))
         }
         if !database {
-            guard found else { throw .unavailable(reason: "cannot use \(path): \(describe(missingCode))") }
+            guard found else { throw .cannotUse(path, describe(missingCode)) }
             return Resolved(canonical: file, entry: info.st_size == 0 ? .emptyFile : .nonEmptyFile)
         }
         guard found else {
-            guard missingCode == ENOENT else { throw .unavailable(reason: "cannot use \(path): \(describe(missingCode))") }
+            guard missingCode == ENOENT else { throw .cannotUse(path, describe(missingCode)) }
             try checkSideFiles(file, owner: nil, path: path)
             return Resolved(canonical: file, entry: .missing)
         }
@@ -140,7 +140,7 @@ package enum FileSystem {
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFLNK:
-            throw .unavailable(reason: "cannot use \(path): it is a symbolic link, and signup never follows one at "
+            throw .cannotUse(path, "it is a symbolic link, and signup never follows one at "
                 + (database ? "the database path" : "the path of a file it trusts"))
         case S_IFDIR: throw .unavailable(reason: "cannot open \(path): it is a folder, not a file")
         case S_IFIFO: throw .unavailable(reason: "cannot open \(path): it is a named pipe, not a file")
@@ -149,7 +149,7 @@ package enum FileSystem {
         }
         try checkOwner(info, at: file, parent: parent, path: path)
         if info.st_mode & 0o022 != 0 {
-            throw .unavailable(reason: "cannot use \(path): other users can write it (mode \(octal(info.st_mode)))")
+            throw .cannotUse(path, "other users can write it (mode \(octal(info.st_mode)))")
         }
     }
 
@@ -162,14 +162,14 @@ package enum FileSystem {
             guard lstatBytes(file + Array(suffix.utf8), &info) == 0 else { continue }
             guard info.st_mode & S_IFMT == S_IFREG else {
                 let what = info.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a regular file"
-                throw .unavailable(reason: "cannot use \(path): its \(suffix) file is \(what)")
+                throw .cannotUse(path, "its \(suffix) file is \(what)")
             }
             if info.st_uid != 0, info.st_uid != geteuid(), info.st_uid != owner {
-                throw .unavailable(reason: "cannot use \(path): its \(suffix) file belongs to \(userName(info.st_uid)), "
+                throw .cannotUse(path, "its \(suffix) file belongs to \(userName(info.st_uid)), "
                     + "who could write accounts through it")
             }
             if info.st_mode & 0o022 != 0 {
-                throw .unavailable(reason: "cannot use \(path): other users can write its \(suffix) file "
+                throw .cannotUse(path, "other users can write its \(suffix) file "
                     + "(mode \(octal(info.st_mode))), and so write accounts through it")
             }
         }
@@ -178,7 +178,7 @@ package enum FileSystem {
     /// Refuses a folder its group or others can write, unless sticky (they cannot replace what they do not own).
     private static func checkFolder(_ info: stat, at folder: [UInt8], path: DatabasePath) throws(StoreError) {
         if info.st_mode & 0o022 != 0 && info.st_mode & S_ISVTX == 0 {
-            throw .unavailable(reason: "cannot use \(path): the folder \(visible(folder)) can be written by other users "
+            throw .cannotUse(path, "the folder \(visible(folder)) can be written by other users "
                 + "(mode \(octal(info.st_mode))), who could replace what it holds")
         }
     }
@@ -189,14 +189,14 @@ package enum FileSystem {
     /// never holds the settings of someone else.
     private static func checkFolderOwner(_ info: stat, at folder: [UInt8], path: DatabasePath) throws(StoreError) {
         guard info.st_uid != 0, info.st_uid != geteuid() else { return }
-        throw .unavailable(reason: "cannot use \(path): its folder \(visible(folder)) belongs to \(userName(info.st_uid)), "
+        throw .cannotUse(path, "its folder \(visible(folder)) belongs to \(userName(info.st_uid)), "
             + "who could remove or replace the file")
     }
 
     /// Refuses an entry owned by another user than root or us in a folder that others can write.
     private static func checkOwner(_ info: stat, at entry: [UInt8], parent: stat, path: DatabasePath) throws(StoreError) {
         guard info.st_uid != 0, info.st_uid != geteuid(), parent.st_mode & 0o022 != 0 else { return }
-        throw .unavailable(reason: "cannot use \(path): \(visible(entry)) belongs to \(userName(info.st_uid)) "
+        throw .cannotUse(path, "\(visible(entry)) belongs to \(userName(info.st_uid)) "
             + "in a folder other users can write, so that user may have planted it")
     }
 
@@ -311,7 +311,7 @@ package enum FileSystem {
     private static func status(at entry: [UInt8], path: DatabasePath) throws(StoreError) -> stat {
         var info = stat()
         guard lstatBytes(entry, &info) == 0 else {
-            throw .unavailable(reason: "cannot use \(path): \(describe(errno))")
+            throw .cannotUse(path, describe(errno))
         }
         return info
     }

@@ -27,11 +27,11 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
             return .sqlite(try DatabasePath(bytes))
         }
         switch PGConnectionString.parameters(text) {
-        case .failure(let failure) where failure.reason.hasPrefix("libpq cannot be loaded"):
+        case .failure(let failure) where failure.kind == .libraryMissing:
             // libpq is loaded on first use: without it nothing can say what the text holds, so a
             // command-line string that may hold a password is refused as one would be.
             if fromCommandLine, mayHoldPassword(text) { throw .unavailable(reason: Self.passwordOnCommandLine) }
-            throw .unavailable(reason: Self.postgresUnavailable + failure.reason)
+            throw .unavailable(reason: Self.postgresUnavailable + failure.reason, problem: .postgresMissing)
         case .failure(let failure):
             throw .unavailable(reason: "the database is not a valid PostgreSQL connection string ("
                 + parseProblem(failure.reason) + "; the string is not shown: it may hold a password)")
@@ -49,8 +49,8 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         self = try Self.parse(Array(text.utf8), fromCommandLine: fromCommandLine)
     }
 
-    /// How the reason starts when PostgreSQL is named but libpq cannot be loaded: a storage
-    /// failure (the store cannot be reached), not a mistake in the text.
+    /// How the reason starts when PostgreSQL is named but libpq cannot be loaded
+    /// (``StoreProblem/postgresMissing``): a storage failure, not a mistake in the text.
     public static let postgresUnavailable = "PostgreSQL cannot be used here: "
 
     /// Whether a connection string may hold a password, judged without libpq: a `password`

@@ -31,10 +31,10 @@ public enum TrustedFile {
         let resolved = try FileSystem.resolve(file, creatingFolders: false, database: false)
         var info = stat()
         guard resolved.entry != .missing, FileSystem.lstatBytes(resolved.canonical, &info) == 0 else {
-            throw .unavailable(reason: "cannot use \(file): \(FileSystem.describe(ENOENT))")
+            throw .cannotUse(file, FileSystem.describe(ENOENT))
         }
         if info.st_uid != 0 && info.st_uid != geteuid() {
-            throw .unavailable(reason: "cannot use \(file): it belongs to \(FileSystem.userName(info.st_uid)), who can change it")
+            throw .cannotUse(file, "it belongs to \(FileSystem.userName(info.st_uid)), who can change it")
         }
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }

@@ -16,6 +16,8 @@ struct PGFailure: Error, Sendable {
         case connectionLost
         /// The server answered with an error; the connection still works.
         case server(sqlstate: String)
+        /// libpq itself cannot be loaded on this machine: nothing of PostgreSQL can be used.
+        case libraryMissing
     }
 
     let kind: Kind
@@ -327,9 +329,10 @@ enum PGConnectionString {
     /// The parameters set in `text`, or libpq's reason why it is not a connection string.
     static func parameters(_ text: String) -> Result<[String: String], PGFailure> {
         var error: UnsafeMutablePointer<CChar>?
+        let loaded = signup_libpq_ready() != 0
         guard let options = PQconninfoParse(text, &error) else {
             defer { if let error { PQfreemem(error) } }
-            return .failure(PGFailure(.connect, error.map { String(cString: $0) } ?? "out of memory"))
+            return .failure(PGFailure(loaded ? .connect : .libraryMissing, error.map { String(cString: $0) } ?? "out of memory"))
         }
         defer { PQconninfoFree(options) }
         var found: [String: String] = [:]

@@ -83,8 +83,8 @@ public final class PostgresStore: AccountBackend {
         } catch {
             throw storeError(error, location: location)
         }
-        if row?[0] != "f" { throw .unavailable(reason: "\(location) is read-only: the account would not be stored") }
-        if row?[1] != "t" { throw .unavailable(reason: "\(location): this role may not store accounts there (no INSERT on account, or no CREATE in its schema)") }
+        if row?[0] != "f" { throw .unavailable(reason: "\(location) is read-only: the account would not be stored", problem: .readOnly) }
+        if row?[1] != "t" { throw .unavailable(reason: "\(location): this role may not store accounts there (no INSERT on account, or no CREATE in its schema)", problem: .noPermission) }
     }
 
     // MARK: - AccountBackend
@@ -195,7 +195,7 @@ public final class PostgresStore: AccountBackend {
             _ = try? connection.execute("ROLLBACK")
             if error.isUniqueViolation { throw .emailTaken }
             if error.kind == .connectionLost {
-                throw .unavailable(reason: "the connection to \(location) was lost before the account was stored; it was not created (libpq: \(error.reason))")
+                throw .unavailable(reason: "the connection to \(location) was lost before the account was stored; it was not created (libpq: \(error.reason))", problem: .unreachable)
             }
             throw storeError(error)
         }
@@ -234,7 +234,7 @@ public final class PostgresStore: AccountBackend {
         } catch {
             _ = try? connection.execute("ROLLBACK")
             if error.kind == .connectionLost {
-                throw .unavailable(reason: "the connection to \(location) was lost: the change MAY have been made; check with signup list (libpq: \(error.reason))")
+                throw .unavailable(reason: "the connection to \(location) was lost: the change MAY have been made; check with signup list (libpq: \(error.reason))", problem: .unreachable)
             }
             throw storeError(error)
         }
@@ -323,7 +323,7 @@ public final class PostgresStore: AccountBackend {
         } catch {
             _ = try? connection.execute("ROLLBACK")
             if error.kind == .connectionLost {
-                throw .unavailable(reason: "the connection to \(location) was lost while storing a batch: it MAY have been stored; run the import again to finish it (libpq: \(error.reason))")
+                throw .unavailable(reason: "the connection to \(location) was lost while storing a batch: it MAY have been stored; run the import again to finish it (libpq: \(error.reason))", problem: .unreachable)
             }
             throw storeError(error)
         }
@@ -473,11 +473,11 @@ public final class PostgresStore: AccountBackend {
                 return Account(id: id, email: stored, createdAt: createdAt)
             }
             throw .unavailable(reason: "the connection to \(location) was lost while committing (libpq: \(lost.reason)); "
-                + "checked on a new connection: the account was NOT created")
+                + "checked on a new connection: the account was NOT created", problem: .unreachable)
         }
         throw .unavailable(reason: "the connection to \(location) was lost while committing (libpq: \(lost.reason)), "
             + "and the server could not be asked again (libpq: \(lastFailure.reason)): the account MAY have been created; "
-            + "check with signup verify or signup list")
+            + "check with signup verify or signup list", problem: .unreachable)
     }
 
     /// Ends the session `pid` started at `start` and waits (up to 15 s) until it is gone.
@@ -504,7 +504,7 @@ public final class PostgresStore: AccountBackend {
             return connection
         } catch {
             if error.kind == .connect {
-                throw .unavailable(reason: "cannot connect to \(location): \(error.reason)")
+                throw .unavailable(reason: "cannot connect to \(location): \(error.reason)", problem: .unreachable)
             }
             throw storeError(error, location: location)
         }
@@ -745,23 +745,37 @@ public final class PostgresStore: AccountBackend {
         Self.storeError(failure, location: location)
     }
 
+    /// The kind of a server's error, by its SQLSTATE (class 53: insufficient resources; 42501:
+    /// insufficient privilege; 55P03: lock not available).
+    private static func problem(of state: String) -> StoreProblem {
+        switch state {
+        case "53100": .diskFull
+        case "42501": .noPermission
+        case "55P03": .locked
+        case "57P01", "57P02", "57P03": .unreachable
+        default: .other
+        }
+    }
+
     private static func storeError(_ failure: PGFailure, location: PostgresLocation) -> StoreError {
         switch failure.kind {
+        case .libraryMissing:
+            return .unavailable(reason: StoreLocation.postgresUnavailable + failure.reason, problem: .postgresMissing)
         case .connect:
-            return .unavailable(reason: "cannot connect to \(location): \(failure.reason)")
+            return .unavailable(reason: "cannot connect to \(location): \(failure.reason)", problem: .unreachable)
         case .connectionLost:
-            return .unavailable(reason: "the connection to \(location) was lost: \(failure.reason)")
+            return .unavailable(reason: "the connection to \(location) was lost: \(failure.reason)", problem: .unreachable)
         case .server(sqlstate: "signup"):
             return .unavailable(reason: failure.reason)
         case .server(sqlstate: "25006"):
-            return .unavailable(reason: "\(location) is read-only: \(failure.reason)")
+            return .unavailable(reason: "\(location) is read-only: \(failure.reason)", problem: .readOnly)
         case .server(let state) where state.hasPrefix("22"):
             // A data exception's message can quote the value it refused (`invalid input syntax for
             // type uuid: "$argon2id$…"`, the bytes of an email): said in signup's words instead.
             return .unavailable(reason: "\(location) refused a value of the account: a column's type or length, or the "
                 + "database's encoding, cannot hold it (SQLSTATE \(state); the server's message is not shown: it may quote the value)")
         case .server(let state):
-            return .unavailable(reason: "\(location): \(failure.reason) (SQLSTATE \(state))")
+            return .unavailable(reason: "\(location): \(failure.reason) (SQLSTATE \(state))", problem: problem(of: state))
         }
     }
 }

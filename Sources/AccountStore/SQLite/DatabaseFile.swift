@@ -163,7 +163,7 @@ final class DatabaseFile: Sendable {
     private static func identity(of file: [UInt8], path: DatabasePath) throws(StoreError) -> Identity {
         var info = stat()
         guard file.withCString({ lstat($0, &info) }) == 0 else {
-            throw .unavailable(reason: "cannot use \(path): \(FileSystem.describe(errno))")
+            throw .cannotUse(path, FileSystem.describe(errno))
         }
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }

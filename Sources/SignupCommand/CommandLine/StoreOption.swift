@@ -15,7 +15,7 @@ enum StoreOption {
             return try StoreLocation.chosen(option: given.map { RawArguments.value(of: "--db", parsed: $0) ?? Array($0.utf8) })
         } catch {
             // PostgreSQL named but libpq missing: the store cannot be reached (74), the text is fine.
-            if case .unavailable(let reason) = error, reason.hasPrefix(StoreLocation.postgresUnavailable) {
+            if case .unavailable(let reason, .postgresMissing) = error {
                 IO.write("error: --db or SIGNUP_DB: \(reason)\n", to: 2)
                 throw ExitCode(ExitStatus.storage)
             }

@@ -60,9 +60,8 @@ struct ConfigFile {
         do throws(StoreError) {
             identity = try TrustedFile.check(absolute)
         } catch {
-            // The store's reason starts `cannot use PATH: `, which the message already says.
-            let prefix = "cannot use \(visible(absolute)): "
-            let reason = error.description.hasPrefix(prefix) ? String(error.description.dropFirst(prefix.count)) : error.description
+            // A path the store refuses says why without the path, which the message already names.
+            let reason = if case .unavailable(_, .pathRefused(let why)) = error { why } else { error.description }
             throw ConfigError(Translation.english("{file} cannot be used: {reason}", ["file": visible(absolute), "reason": reason]))
         }
         let fd = IO.open(absolute, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK)

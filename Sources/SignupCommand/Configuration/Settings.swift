@@ -230,7 +230,7 @@ struct Settings {
             do throws(StoreError) {
                 return Setting(value: try StoreLocation.parse(bytes), origin: .file(path: file.visiblePath, line: line))
             } catch {
-                if case .unavailable(let reason) = error, reason.hasPrefix(StoreLocation.postgresUnavailable) {
+                if case .unavailable(let reason, .postgresMissing) = error {
                     IO.write("error: \(file.visiblePath), line \(line): \(reason)\n", to: 2)
                     throw ExitCode(ExitStatus.storage)
                 }

@@ -284,7 +284,7 @@ struct SignUpFlow {
         } catch {
             switch error {
             case .noAccount, .emailTaken: return .rejected([SignupForm.emailUnknown])
-            case .unavailable(let reason): return .unavailable(reason: reason)
+            case .unavailable(let reason, _): return .unavailable(reason: reason)
             case .limitReached(let refusal): return .unavailable(reason: refusal.message)
             }
         }
