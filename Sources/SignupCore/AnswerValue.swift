@@ -156,7 +156,9 @@ public protocol FieldReference: Sendable {
 /// field), or a rule of `String` on an `Int` field. The name is a string only here, at its
 /// declaration; whether a given form has the field is checked when it is used, and a key of a
 /// field the form lacks stops the program there.
-public struct FieldKey<Value: Sendable & Equatable>: FieldReference, Hashable, CustomStringConvertible {
+public struct FieldKey<Value: Sendable>: Sendable, Hashable, CustomStringConvertible {
+    // Only `Sendable`, as `Rule` (where it says why); the key of a field is a `FieldReference`
+    // when its value is `Equatable`, as every field's is.
     /// The field's name.
     public let name: String
 
@@ -168,6 +170,8 @@ public struct FieldKey<Value: Sendable & Equatable>: FieldReference, Hashable, C
     /// The field's name.
     public var description: String { name }
 }
+
+extension FieldKey: FieldReference where Value: Equatable {}
 
 extension FieldKey {
     /// Whether `name`, handed back by the wizard (its hooks, ``Question/field(_:)``, a check), is this
@@ -190,7 +194,7 @@ extension Rule where Value: Comparable {
 }
 
 /// Rules for values that can be compared for equality.
-extension Rule {
+extension Rule where Value: Equatable {
     /// Fails with `notAllowed` unless the value is one of `values`.
     public static func oneOf(_ values: [Value], message: String? = nil) -> Rule {
         let listed = values.map(shown).joined(separator: ", ")

@@ -109,18 +109,18 @@ public struct Form: Sendable {
 
     /// The current value of the field of `key`, as parsed when it was answered or as a UI set it;
     /// nil when empty (for a type with no empty value) or not parsing.
-    public func value<Value>(_ key: FieldKey<Value>) -> Value? {
+    public func value<Value: Equatable>(_ key: FieldKey<Value>) -> Value? {
         fields[index(of: key)].typedValue as? Value
     }
 
     /// The current value of the optional field of `key`: nil when it is empty or not parsing.
-    public func value<Wrapped>(_ key: FieldKey<Wrapped?>) -> Wrapped? {
+    public func value<Wrapped: Equatable>(_ key: FieldKey<Wrapped?>) -> Wrapped? {
         fields[index(of: key)].typedValue as? Wrapped
     }
 
     /// Answers the field of `key` with a typed `value` (a UI's control): a value read from a line
     /// as if its text were typed, any other value as it is.
-    public mutating func answer<Value>(_ key: FieldKey<Value>, with value: Value) {
+    public mutating func answer<Value: Equatable>(_ key: FieldKey<Value>, with value: Value) {
         let index = index(of: key)
         if let value = value as? any AnswerValue, fields[index].isAskable {
             return answer(named: fields[index].name, with: value.answerText)

@@ -211,20 +211,20 @@ public final class FormModel<Success: Sendable> {
     }
 
     /// Answers the field of `key` with a typed value.
-    public func answer<Value>(_ key: FieldKey<Value>, with value: Value) {
+    public func answer<Value: Equatable>(_ key: FieldKey<Value>, with value: Value) {
         controller.update { $0.answer(key, with: value) }
         synchronize()
     }
 
     /// The typed value of the field of `key`; nil when empty or not parsing.
-    public func value<Value>(_ key: FieldKey<Value>) -> Value? {
+    public func value<Value: Equatable>(_ key: FieldKey<Value>) -> Value? {
         // Read through the field so that a view reading it is told when it changes.
         _ = self[key].valueChanges
         return controller.form.value(key)
     }
 
     /// The value of the optional field of `key`; nil when it is empty or not parsing.
-    public func value<Wrapped>(_ key: FieldKey<Wrapped?>) -> Wrapped? {
+    public func value<Wrapped: Equatable>(_ key: FieldKey<Wrapped?>) -> Wrapped? {
         _ = self[key].valueChanges
         return controller.form.value(key)
     }

@@ -111,7 +111,7 @@ public struct RuleContext: Sendable, CustomStringConvertible, CustomDebugStringC
 
     /// The value of the field of `key` that a UI set (no line stands for it); nil when the
     /// context has no such field.
-    public subscript<Value>(key: FieldKey<Value>) -> Value? {
+    public subscript<Value: Equatable>(key: FieldKey<Value>) -> Value? {
         typedValues[key.name] as? Value
     }
 
@@ -162,7 +162,11 @@ func isWhiteSpaceOnly<Value>(_ value: Value?) -> Bool {
 /// **Composition.** A field reports every failure of its rules in order (``allFailures(_:)``);
 /// ``firstFailure(_:)`` stops at the first rule that fails, ``byPriority(_:)`` reports only the
 /// failing rules of the highest `priority` among those that fail.
-public struct Rule<Value: Sendable & Equatable>: Sendable {
+public struct Rule<Value: Sendable>: Sendable {
+    // Only `Sendable`, not `Equatable`: the rules that compare (`oneOf`, `equals`) ask for it
+    // themselves. A requirement of the type is checked by the runtime when it first makes
+    // `Rule<String>`, and each first check of a conformance scans every conformance record of
+    // the program (about 236,000 instructions before the first prompt).
     /// The failures of a value (nil: an empty answer of a type with no empty value), applicability aside.
     private let body: @Sendable (Value?, RuleContext) -> [RuleFailure]
     /// Every failure, composition aside: what a checklist shows.

@@ -444,7 +444,7 @@ public struct FieldPreset: Sendable {
     }
 
     /// Answers the field of `key` with a typed `value`: for an edit form, a value no line stands for too.
-    public static func value<Value>(_ key: FieldKey<Value>, _ value: Value) -> FieldPreset {
+    public static func value<Value: Equatable>(_ key: FieldKey<Value>, _ value: Value) -> FieldPreset {
         if let value = value as? any AnswerValue { return FieldPreset(name: key.name, answer: .line(value.answerText)) }
         return FieldPreset(name: key.name, answer: .typed(value))
     }

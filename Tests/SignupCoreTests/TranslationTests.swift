@@ -16,6 +16,17 @@ import Testing
         #expect(reordered(text) == "120 ≥ x ≥ 13")
     }
 
+    @Test func aTemplateFillsOnlyTheNamesItHasValuesFor() {
+        let values = ["a": "1", "b": "{a}", "": "empty"]
+        // ASCII templates are filled byte by byte, others character by character: the same result.
+        for prefix in ["", "Größe \u{301}", "\r\n"] {
+            let text = Translation.english(prefix + "{a}{b} {missing} {} } { {x {a", values)
+            #expect(text == prefix + "1{a} {missing} empty } { {x {a", "\(prefix.debugDescription)")
+        }
+        #expect(Translation.english("{a}", values) == "1")
+        #expect(Translation.english("no placeholder", values) == "no placeholder")
+    }
+
     @Test func aTranslationWithAControlCharacterIsNotUsed() {
         for hostile in ["Fügen Sie \u{1B}[2J eine Ziffer hinzu", "Ziffer\r", "Ziffer\u{9B}31m", "Ziffer \u{202E}nie"] {
             #expect(Self.catalog(["Add a digit": hostile])("Add a digit") == "Add a digit", "\(hostile.debugDescription)")

@@ -12,20 +12,27 @@ enum ScriptInputs {
     /// A reader and the file it reads: a descriptor closed and opened again on something else
     /// gets a reader of its own.
     private struct Entry: @unchecked Sendable {
+        var fd: Int32
         var file: FileIdentity
         var reader: LineInput
     }
 
     /// Used from one thread at a time (a runner is not `Sendable`); the lock keeps the table whole.
-    private static let readers = Mutex<[Int32: Entry]>([:])
+    /// A list, not a dictionary keyed by descriptor: a process reads from one or two descriptors,
+    /// and the first `[Int32: …]` of a process costs the runtime a scan of every conformance
+    /// record (`Int32: Hashable`, about 236,000 instructions) before the first prompt.
+    private static let readers = Mutex<[Entry]>([])
 
     /// The reader of `fd`: the one an earlier wizard left with lines still unread, or a new one.
     static func reader(for fd: Int32) -> LineInput {
         guard let file = Sys.fileIdentity(fd) else { return LineInput(fd: fd) }
         return readers.withLock { table in
-            if let entry = table[fd], entry.file == file { return UnsafeTransfer(entry.reader) }
+            if let index = table.firstIndex(where: { $0.fd == fd }) {
+                if table[index].file == file { return UnsafeTransfer(table[index].reader) }
+                table.remove(at: index)
+            }
             let reader = LineInput(fd: fd)
-            table[fd] = Entry(file: file, reader: reader)
+            table.append(Entry(fd: fd, file: file, reader: reader))
             return UnsafeTransfer(reader)
         }.value
     }
@@ -43,7 +50,7 @@ enum ScriptInputs {
         }
         guard !keep else { return }
         readers.withLock { table in
-            if let entry = table[reader.fd], entry.reader === reader { table[reader.fd] = nil }
+            table.removeAll { $0.fd == reader.fd && $0.reader === reader }
         }
     }
 }
