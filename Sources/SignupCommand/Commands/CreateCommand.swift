@@ -99,7 +99,7 @@ struct CreateOptions: ParsableArguments {
             plan.audience = .stranger(SignUpPlan.PublicOptions(
                 idle: idleTimeout, session: sessionLimit, perClient: limitPerClient, overall: limitOverall, window: limitWindow))
         }
-        try SignUpFlow(plan: plan).run()
+        try SignUpFlow(plan: plan, environment: .live).run()
     }
 }
 

@@ -29,6 +29,6 @@ struct PasswdCommand: ParsableCommand {
     func run() throws {
         var plan = passwordOptions.plan
         plan.purpose = .changePassword(email: email)
-        try SignUpFlow(plan: plan).run()
+        try SignUpFlow(plan: plan, environment: .live).run()
     }
 }

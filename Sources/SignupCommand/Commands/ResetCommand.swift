@@ -34,7 +34,7 @@ struct ResetCommand: ParsableCommand {
         plan.email = email
         plan.purpose = .reset
         if `public` { plan.audience = .stranger(SignUpPlan.PublicOptions()) }
-        try SignUpFlow(plan: plan).run()
+        try SignUpFlow(plan: plan, environment: .live).run()
     }
 
     /// The words of a reset's conversation.
@@ -57,11 +57,12 @@ struct ResetCommand: ParsableCommand {
     }
 
     /// Stores the new password once the code matched, as passwd does, if the account is still active.
-    static func reset(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs) -> SubmitResult<CreatedAccount> {
+    static func reset(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs,
+                      environment: CommandEnvironment) -> SubmitResult<CreatedAccount> {
         // Disabled or made pending since its code was mailed: it cannot be reset now.
         guard canReset(submission.email, at: location) else { return .rejected([SignupForm.emailUnknown]) }
         // The line names the account as stored, whatever spelling was typed.
         let stored = ProofFlow.storedEmail(submission.email, at: location)
-        return SignUpFlow.changePassword(submission, at: location, costs: costs) { .passwordReset(email: stored ?? $0) }
+        return SignUpFlow.changePassword(submission, at: location, costs: costs, environment: environment) { .passwordReset(email: stored ?? $0) }
     }
 }
