@@ -3,7 +3,7 @@ import ArgumentParser
 import SignupCore
 
 /// `signup reset [EMAIL]`: a forgotten password given back to whoever reads the address's mail.
-struct ResetCommand: ParsableCommand {
+struct ResetCommand: ParsableCommand, SignUpCommand {
     static let configuration = CommandConfiguration(
         commandName: "reset",
         abstract: About.english("Reset a forgotten password with a code mailed to the address."),
@@ -30,11 +30,16 @@ struct ResetCommand: ParsableCommand {
     var `public` = false
 
     func run() throws {
+        try SignUpFlow(plan: plan(), environment: .live).run()
+    }
+
+    /// The options as a plan: a reset, a stranger's with `--public`.
+    func plan() -> SignUpPlan {
         var plan = passwordOptions.plan
         plan.email = email
         plan.purpose = .reset
         if `public` { plan.audience = .stranger(SignUpPlan.PublicOptions()) }
-        try SignUpFlow(plan: plan, environment: .live).run()
+        return plan
     }
 
     /// The words of a reset's conversation.

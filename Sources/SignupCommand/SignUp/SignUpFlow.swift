@@ -115,7 +115,9 @@ struct SignUpFlow {
             early.interactive = false
             throw ExitCode(early.show(.unavailable(reason: error.description)))
         }
-        if let changing = plan.changing { try Self.checkAccount(SignupForm.normalizeEmail(changing), at: setting.location) }
+        if let changing = plan.changing {
+            try Self.checkAccount(SignupForm.normalizeEmail(changing), at: setting.location) { [environment] in environment.write($0, 2) }
+        }
     }
 
     /// The answers given before the conversation (`--email`, the account of `passwd`, a password
@@ -263,18 +265,18 @@ struct SignUpFlow {
         return []
     }
 
-    /// Exit 69 when there is no database at `location`, 67 when no account there has `email`.
-    private static func checkAccount(_ email: String, at location: StoreLocation) throws {
+    /// Exit 69 when there is no database at `location`, 67 when no account there has `email`; `write` says which.
+    private static func checkAccount(_ email: String, at location: StoreLocation, write: (String) -> Void) throws {
         let store: (any AccountBackend)?
         let found: Bool
         do throws(StoreError) {
             store = try location.openExisting()
             found = try store?.isTaken(email: email) ?? false
         } catch {
-            throw AccountAccess.failure(error)
+            throw AccountAccess.failure(error, write: write)
         }
-        guard store != nil else { throw AccountAccess.noDatabase(location) }
-        guard found else { throw AccountAccess.failure(.noAccount) }
+        guard store != nil else { throw AccountAccess.noDatabase(location, write: write) }
+        guard found else { throw AccountAccess.failure(.noAccount, write: write) }
     }
 
     /// Hashes the submission's password and makes it the account's, in one transaction.
