@@ -29,22 +29,6 @@ import Testing
         #expect(box.run(["--public", "--no-prove-address", "--db", db], input: lines("pendi2@example.com\n\(goodPassword)\n\(goodPassword)\n")).status == 0)
     }
 
-    @Test func theCodeFromTheMailSetsANewPassword() {
-        let (box, environment) = AddressProofTests.mailBox()
-        #expect(box.run(["--db", box.db], input: lines("bob@example.com\n\(goodPassword)\n\(goodPassword)\n")).status == 0)
-        let run = box.run(["reset", "--db", box.db], environment: environment, secrets: [Self.newPassword],
-                          via: AddressProofTests.feeding(box, before: "bob@example.com\n", after: Self.newPasswords))
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout == "Password changed for bob@example.com\n")
-        #expect(AddressProofTests.mail(box).contains("Subject: Your password reset code for "))
-        #expect(box.run(["verify", "bob@example.com", "--db", box.db], input: lines(Self.newPassword + "\n"), secrets: [Self.newPassword]).status == 0)
-        #expect(box.run(["verify", "bob@example.com", "--db", box.db], input: lines(goodPassword + "\n")).status == 1)
-        // A weak new password is refused as passwd refuses it: nothing changed.
-        let weak = box.run(["reset", "bob@example.com", "--db", box.db], environment: environment,
-                           via: AddressProofTests.feeding(box, before: "", after: "short\nshort\n"))
-        #expect(weak.status == 65 && weak.stderr.contains("password: "), "\(weak.stderr)")
-    }
-
     /// An active, an absent, a disabled and a pending account: byte for byte the same conversation
     /// for a stranger without the code (the addresses are as long as each other), and only the
     /// active account's address gets a code.

@@ -59,15 +59,28 @@ final class ScriptedEnvironment: @unchecked Sendable {
         errorsPath = folder.appendingPathComponent("stderr-\(id)").path
         output = open(outputPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         errors = open(errorsPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        state.withLock { state in
-            state.pending = lines ?? []
-            Self.feed(&state, to: inputWriteEnd, code: nil)
-        }
+        state.withLock { $0.pending = lines ?? [] }
+        // On a thread of its own: a script longer than a pipe holds is read while it is written.
+        let writeEnd = inputWriteEnd
+        Thread { [self] in state.withLock { Self.feed(&$0, to: writeEnd, code: nil) } }.start()
     }
 
     deinit {
-        for fd in [input, output, errors] { close(fd) }
-        state.withLock { if $0.writeEndOpen { close(inputWriteEnd) } }
+        for fd in [output, errors] { close(fd) }
+    }
+
+    /// Ends the script once the flow is over: lines it did not read are dropped (their writer
+    /// sees a broken pipe), and the input's descriptors are closed.
+    func finish() {
+        close(input)
+        let writeEnd = inputWriteEnd
+        state.withLock { state in
+            state.pending.removeAll()
+            if state.writeEndOpen {
+                close(writeEnd)
+                state.writeEndOpen = false
+            }
+        }
     }
 
     /// Writes the lines up to the next `.mailedCode` (that one too when `code` is given); closes
@@ -84,9 +97,12 @@ final class ScriptedEnvironment: @unchecked Sendable {
                 code = nil
             }
             state.pending.removeFirst()
-            let count = bytes.count
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, count) }
-            precondition(written == bytes.count, "a test's script must fit in a pipe")
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                guard written > 0 else { break }  // the flow stopped reading and the pipe is gone
+                offset += written
+            }
         }
         if state.writeEndOpen {
             close(fd)
@@ -153,6 +169,7 @@ struct FlowRun {
     var stdout: String
     var stderr: String
     var stdoutBytes: Data
+    var stderrBytes: Data
     /// The audit log's lines, in order.
     var audit: [String]
     /// The priorities of those lines.
@@ -162,6 +179,12 @@ struct FlowRun {
     /// The JSON object printed on standard output.
     var json: [String: Any] {
         (try? JSONSerialization.jsonObject(with: stdoutBytes)) as? [String: Any] ?? [:]
+    }
+
+    /// Mail `n` as the mail command reads it: headers, a blank line, the body.
+    func mailText(_ n: Int) -> String {
+        guard mails.indices.contains(n) else { return "" }
+        return (try? mails[n].text(date: MailMessage.date(), messageID: MailMessage.messageID(host: "test.example"))) ?? ""
     }
 }
 
@@ -182,7 +205,12 @@ extension Sandbox {
         var variables = ["PATH": "/usr/bin:/bin", "HOME": folder.path, "LANG": "C.UTF-8", "TERM": "dumb", "SIGNUP_CONFIG": "/dev/null"]
         variables.merge(extra) { $1 }
         let scripted = ScriptedEnvironment(folder: folder, lines: lines, variables: variables, password: password, mailFailure: mailFailure)
+        ignoreBrokenPipes()
+        // A stranger's flow ignores job control for its process: this one's, here, only for the run.
+        let jobControl = [SIGTSTP, SIGTTIN, SIGTTOU].map { ($0, signal($0, SIG_IGN)) }
+        defer { for (sig, handler) in jobControl { signal(sig, handler) } }
         var status: Int32 = 0
+        defer { scripted.finish() }
         do {
             try SignUpFlow(plan: Self.plan(arguments), environment: scripted.environment).run()
         } catch let error as UsageError {
@@ -199,7 +227,7 @@ extension Sandbox {
         }
         let run = FlowRun(
             status: status, stdout: String(decoding: scripted.stdoutBytes, as: UTF8.self), stderr: String(decoding: scripted.stderrBytes, as: UTF8.self),
-            stdoutBytes: scripted.stdoutBytes, audit: scripted.auditLines, priorities: scripted.auditEntries.map(\.priority), mails: scripted.mails
+            stdoutBytes: scripted.stdoutBytes, stderrBytes: scripted.stderrBytes, audit: scripted.auditLines, priorities: scripted.auditEntries.map(\.priority), mails: scripted.mails
         )
         for secret in Set(secrets + [goodPassword]) where !secret.isEmpty {
             #expect(!run.stdout.contains(secret), "a password reached standard output", sourceLocation: sourceLocation)
@@ -224,4 +252,9 @@ extension Sandbox {
         try? StoreLocation.chosen(option: db, environment: [:]).openExisting()?.streamAccounts(inState: nil) { accounts.append($0); return true }
         return accounts
     }
+}
+
+extension [ScriptedEnvironment.Line] {
+    /// A script of `text`'s lines, all written at once.
+    static func script(_ text: String) -> Self { [.text(text)] }
 }
