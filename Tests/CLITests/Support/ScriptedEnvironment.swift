@@ -158,6 +158,13 @@ final class ScriptedEnvironment: @unchecked Sendable {
     var stderrBytes: Data { FileManager.default.contents(atPath: errorsPath) ?? Data() }
 }
 
+/// How the test process handled job control signals before any flow ran.
+private let originalJobControl: [(Int32, __sighandler_t?)] = [SIGTSTP, SIGTTIN, SIGTTOU].map { sig in
+    let handler = signal(sig, SIG_IGN)
+    signal(sig, handler)
+    return (sig, handler)
+}
+
 /// Arguments the parser reads as another command than `create`, `passwd` or `reset`.
 struct NotASignUp: Error {
     var arguments: [String]
@@ -206,9 +213,10 @@ extension Sandbox {
         variables.merge(extra) { $1 }
         let scripted = ScriptedEnvironment(folder: folder, lines: lines, variables: variables, password: password, mailFailure: mailFailure)
         ignoreBrokenPipes()
-        // A stranger's flow ignores job control for its process: this one's, here, only for the run.
-        let jobControl = [SIGTSTP, SIGTTIN, SIGTTOU].map { ($0, signal($0, SIG_IGN)) }
-        defer { for (sig, handler) in jobControl { signal(sig, handler) } }
+        // A stranger's flow ignores job control for its process: this one's, here, only for the run
+        // (the children of the binary's tests get what the test process had at start).
+        _ = originalJobControl.count
+        defer { for (sig, handler) in originalJobControl { signal(sig, handler) } }
         var status: Int32 = 0
         defer { scripted.finish() }
         do {
