@@ -34,6 +34,13 @@ struct CommandEnvironment: Sendable {
     var clientOrigin: @Sendable () -> String
     /// The wizard's runner for the options: a terminal session for a person, or a script's lines.
     var runner: @Sendable (RunnerOptions) throws(TerminalError) -> TerminalRunner
+    /// Takes the process's signals for the run: the terminal restored and the cancellation's lines
+    /// (conversation, result) written on the way out, and for a stranger (true) no job control.
+    var guardSignals: @Sendable (_ stranger: Bool, _ cancellation: (conversation: String, result: String)) -> Void
+    /// Arms the timer of a stranger's wait: when it rings, the conversation's line and the status end the run.
+    var armDeadline: @Sendable (_ seconds: Int, _ conversation: String, _ status: Int32) -> Void
+    /// Disarms that timer once the answer came.
+    var disarmDeadline: @Sendable () -> Void
 
     /// This process: its variables, descriptors, clock, system logger and mail command.
     static var live: CommandEnvironment {
@@ -50,7 +57,14 @@ struct CommandEnvironment: Sendable {
             audit: .live(environment: variables),
             sendMail: { message, command throws(Mailer.Failure) in try Mailer(command: command).send(message) },
             clientOrigin: { PublicSession.origin(environment: variables) },
-            runner: { options throws(TerminalError) in try TerminalRunner(options) }
+            runner: { options throws(TerminalError) in try TerminalRunner(options) },
+            guardSignals: { stranger, cancellation in
+                if stranger { ProcessSignals.ignoreJobControl() }
+                TerminalGuard.install()
+                TerminalGuard.prepareInterruptReport(conversation: cancellation.conversation, result: cancellation.result)
+            },
+            armDeadline: { TerminalGuard.armDeadline(seconds: $0, conversation: $1, status: $2) },
+            disarmDeadline: { TerminalGuard.disarmDeadline() }
         )
     }
 }

@@ -23,6 +23,9 @@ final class PublicSession {
     let limits: SignupLimits
     /// Where its refusals and its deadline's lines go: the run's audit sink.
     var audit = AuditSink.live(environment: IO.environment())
+    /// Arms the timer of one wait (seconds, the line that ends it, the status), and disarms it.
+    var armDeadline: @Sendable (Int, String, Int32) -> Void = { TerminalGuard.armDeadline(seconds: $0, conversation: $1, status: $2) }
+    var disarmDeadline: @Sendable () -> Void = { TerminalGuard.disarmDeadline() }
     private let started = IO.monotonicSeconds()
     private var attempts: [String: Int] = [:]
     private var prompts = 0
@@ -109,12 +112,12 @@ final class PublicSession {
         // The line a deadline writes is made now: when it comes, a signal handler only hands it on.
         AuditLog.prepareDeadline(idleSeconds < left ? .idleTimeout(seconds: idleSeconds) : .sessionTimeUp, sink: audit)
         if idleSeconds < left {
-            TerminalGuard.armDeadline(seconds: idleSeconds, conversation: "\n" + Translation.signup(Translation.english("No answer for {seconds} s: the session ends. Nothing was saved.", ["seconds": "\(idleSeconds)"])) + "\n",
-                                      status: Self.limitReached)
+            armDeadline(idleSeconds, "\n" + Translation.signup(Translation.english("No answer for {seconds} s: the session ends. Nothing was saved.", ["seconds": "\(idleSeconds)"])) + "\n",
+                        Self.limitReached)
         } else {
-            TerminalGuard.armDeadline(seconds: left, conversation: "\n" + Translation.signup(Self.timeIsUp) + "\n", status: Self.limitReached)
+            armDeadline(left, "\n" + Translation.signup(Self.timeIsUp) + "\n", Self.limitReached)
         }
-        defer { TerminalGuard.disarmDeadline() }
+        defer { disarmDeadline() }
         return read()
     }
 

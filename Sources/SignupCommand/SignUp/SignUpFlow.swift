@@ -38,9 +38,7 @@ struct SignUpFlow {
         // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
         // the store hold signals back while it writes. A SIGINT while a script's line is awaited
         // or the password hashed still says that nothing was saved (and `cancelled` in JSON).
-        if setting.session != nil { ProcessSignals.ignoreJobControl() }
-        TerminalGuard.install()
-        TerminalGuard.prepareInterruptReport(conversation: setting.report.cancellation.conversation, result: setting.report.cancellation.result)
+        setting.environment.guardSignals(setting.session != nil, setting.report.cancellation)
         // Read with the guard in place: a signal while echo is off for a terminal source restores it.
         let source = try PasswordSource.resolve(
             file: plan.passwordFile.map { RawArguments.value(of: "--password-file", parsed: $0) ?? Array($0.utf8) },
@@ -79,7 +77,10 @@ struct SignUpFlow {
         let session = plan.publicOptions.map {
             settings.publicSession(idle: $0.idle, session: $0.session, perClient: $0.perClient, overall: $0.overall, window: $0.window)
         }
-        session?.audit = environment.audit
+        if let session {
+            session.audit = environment.audit
+            (session.armDeadline, session.disarmDeadline) = (environment.armDeadline, environment.disarmDeadline)
+        }
         var mailing = plan.mails ? ProofFlow(settings: settings, isPublic: session != nil, environment: environment) : nil
         mailing?.isReset = plan.isReset
         if let session { mailing?.counted = (environment.clientOrigin(), session.limits, location) }

@@ -144,7 +144,11 @@ final class ScriptedEnvironment: @unchecked Sendable {
                 options.input = input
                 options.output = errors
                 return try TerminalRunner(options)
-            }
+            },
+            // The test process's signals stay its own: no guard, no timer.
+            guardSignals: { _, _ in },
+            armDeadline: { _, _, _ in },
+            disarmDeadline: {}
         )
     }
 
@@ -156,13 +160,6 @@ final class ScriptedEnvironment: @unchecked Sendable {
     var mails: [MailMessage] { state.withLock { $0.mails } }
     var stdoutBytes: Data { FileManager.default.contents(atPath: outputPath) ?? Data() }
     var stderrBytes: Data { FileManager.default.contents(atPath: errorsPath) ?? Data() }
-}
-
-/// How the test process handled job control signals before any flow ran.
-private let originalJobControl: [(Int32, __sighandler_t?)] = [SIGTSTP, SIGTTIN, SIGTTOU].map { sig in
-    let handler = signal(sig, SIG_IGN)
-    signal(sig, handler)
-    return (sig, handler)
 }
 
 /// Arguments the parser reads as another command than `create`, `passwd` or `reset`.
@@ -213,10 +210,6 @@ extension Sandbox {
         variables.merge(extra) { $1 }
         let scripted = ScriptedEnvironment(folder: folder, lines: lines, variables: variables, password: password, mailFailure: mailFailure)
         ignoreBrokenPipes()
-        // A stranger's flow ignores job control for its process: this one's, here, only for the run
-        // (the children of the binary's tests get what the test process had at start).
-        _ = originalJobControl.count
-        defer { for (sig, handler) in originalJobControl { signal(sig, handler) } }
         var status: Int32 = 0
         defer { scripted.finish() }
         do {
