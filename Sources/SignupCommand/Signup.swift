@@ -127,7 +127,7 @@ struct Signup: ParsableCommand {
         // No argument, or only the default command's everyday options: without the parser's
         // start-up cost (SignUpPlan.init(everydayArguments:)). Anything else is the parser's.
         if let plan = SignUpPlan(everydayArguments: CommandLine.arguments.dropFirst()) {
-            try SignUpFlow(plan: plan).run()
+            try SignUpFlow(plan: plan, environment: .live).run()
         } else if CommandLine.arguments[1].hasPrefix("--generate-completion-script") {
             // The parser answers a completion request with a clean exit that writes the script
             // of the command it is given to: CompletionTree's. Errors still quote no argument.

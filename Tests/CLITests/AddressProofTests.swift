@@ -71,27 +71,6 @@ import Testing
         #expect(!run.stdout.contains(code))
     }
 
-    /// A script that gives a sign-up's three lines with no code among them: the password's line
-    /// is read as the code, and that answer, like a password's, is never shown.
-    @Test func aScriptWithoutTheCodeNeverShowsItsPasswordAsTheCode() {
-        let (box, environment) = Self.mailBox()
-        let run = box.run(["--prove-address", "--db", box.db], input: lines("bob@example.com\n" + Self.passwords),
-                          environment: environment, secrets: [goodPassword])
-        #expect(run.status == 66, "\(run.stderr)")
-        #expect(run.stderr.contains("Code from the email: \n"), "\(run.stderr)")
-        #expect(!run.stderr.contains(goodPassword) && !run.stdout.contains(goodPassword))
-        #expect(box.accounts().isEmpty)
-    }
-
-    @Test func aWrongCodeStoresNothing() {
-        let (box, environment) = Self.mailBox()
-        let run = box.run(["--prove-address", "--db", box.db], environment: environment,
-                          via: Self.feeding(box, before: "bob@example.com\n", code: "12345x", after: Self.passwords))
-        #expect(run.status == 65)
-        #expect(run.stderr.contains("This is not the code that was mailed, or it expired"))
-        #expect(box.accounts().isEmpty)
-    }
-
     @Test(arguments: [
         ("/bin/false", "exit"),
         ("/nonexistent/sendmail -t -i", "missing"),
@@ -139,33 +118,6 @@ import Testing
         let mail = Self.mail(box)
         #expect(mail.contains("Subject: =?UTF-8?B?"), "a non-ASCII subject is RFC 2047-encoded: \(mail)")
         #expect(mail.contains("Der Code gilt 10 Minuten."), "\(mail)")
-    }
-
-    /// In public mode a taken address and a free one get the same conversation, byte for byte;
-    /// the taken address's owner is mailed a notice, the free one a code.
-    @Test func aTakenAndAFreeAddressSoundTheSameInPublic() {
-        let (box, environment) = Self.mailBox()
-        #expect(box.run(["--db", box.db], input: lines("taken@example.com\n" + Self.passwords)).status == 0)
-        func stranger(_ email: String) -> Run {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: box.folder.path)) ?? [] where name.hasPrefix("mail-") {
-                try? FileManager.default.moveItem(atPath: box.folder.appendingPathComponent(name).path,
-                                                  toPath: box.folder.appendingPathComponent("seen-\(email)-" + name).path)
-            }
-            return box.run(["--public", "--db", box.db], environment: environment,
-                           via: Self.feeding(box, before: email + "\n", code: "000000", after: Self.passwords))
-        }
-        let taken = stranger("taken@example.com")
-        let notice = Self.mail(box)
-        let free = stranger("free@example.com")
-        let code = Self.mail(box)
-        #expect(taken.status == free.status)
-        #expect(taken.stdoutBytes == free.stdoutBytes)
-        #expect(String(decoding: taken.stderrBytes, as: UTF8.self).replacingOccurrences(of: "taken@", with: "free@")
-                == String(decoding: free.stderrBytes, as: UTF8.self))
-        #expect(!taken.stderr.contains("already exists") && !taken.stderr.contains("email.taken"))
-        #expect(notice.contains("Subject: Someone tried to sign up on ") && !notice.contains("\n    "))
-        #expect(code.contains("Subject: Your sign-up code for "))
-        #expect(box.accounts().count == 1)
     }
 
     /// Mails of public sessions count in the store: 3 for each account the per-client limit allows.

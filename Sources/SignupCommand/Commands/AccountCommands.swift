@@ -19,21 +19,22 @@ enum AccountAccess {
         return store
     }
 
-    /// Exit 69: there is no database at `location`.
-    static func noDatabase(_ location: StoreLocation) -> ExitCode {
-        IO.write("error: " + Translation.signup(Translation.english("there is no account database at {place}; nothing was created", ["place": location.visible])) + "\n", to: 2)
+    /// Exit 69: there is no database at `location`, said through `write` (standard error).
+    static func noDatabase(_ location: StoreLocation, write: (String) -> Void = { IO.write($0, to: 2) }) -> ExitCode {
+        write("error: " + Translation.signup(Translation.english("there is no account database at {place}; nothing was created", ["place": location.visible])) + "\n")
         return ExitCode(ExitStatus.noDatabase)
     }
 
-    /// The message and exit code of a store's refusal: 67 for an unknown email, 74 otherwise.
-    static func failure(_ error: StoreError) -> ExitCode {
+    /// The message (through `write`, to standard error) and exit code of a store's refusal: 67
+    /// for an unknown email, 74 otherwise.
+    static func failure(_ error: StoreError, write: (String) -> Void = { IO.write($0, to: 2) }) -> ExitCode {
         switch error {
         case .noAccount:
             // The email is not repeated: whatever was typed there may be a secret in the wrong place.
-            IO.write("error: " + Translation.signup(Translation.english("no account has this email address")) + "\n", to: 2)
+            write("error: " + Translation.signup(Translation.english("no account has this email address")) + "\n")
             return ExitCode(ExitStatus.noAccount)
         case .emailTaken, .unavailable, .limitReached:
-            IO.write("error: \(VisibleText.of(error.description))\n", to: 2)
+            write("error: \(VisibleText.of(error.description))\n")
             return ExitCode(ExitStatus.storage)
         }
     }

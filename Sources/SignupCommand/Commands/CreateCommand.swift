@@ -6,7 +6,7 @@ import SignupCore
 import WizardTerminal
 
 /// The wizard: asks, checks, reviews and creates the account.
-struct CreateCommand: ParsableCommand {
+struct CreateCommand: ParsableCommand, SignUpCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: About.english("Create an account (the default command)."),
@@ -32,6 +32,10 @@ struct CreateCommand: ParsableCommand {
 
     func run() throws {
         try options.run()
+    }
+
+    func plan() throws -> SignUpPlan {
+        try options.plan()
     }
 }
 
@@ -83,6 +87,11 @@ struct CreateOptions: ParsableArguments {
     var limitWindow: Int?
 
     func run() throws {
+        try SignUpFlow(plan: plan(), environment: .live).run()
+    }
+
+    /// The options as a plan, or the usage error of limits given without `--public` or out of range.
+    func plan() throws -> SignUpPlan {
         let limits = [idleTimeout, sessionLimit, limitPerClient, limitOverall, limitWindow]
         if !`public` && limits.contains(where: { $0 != nil }) {
             throw UsageError(.english("--idle-timeout, --session-limit and the --limit- options go with --public"))
@@ -99,7 +108,7 @@ struct CreateOptions: ParsableArguments {
             plan.audience = .stranger(SignUpPlan.PublicOptions(
                 idle: idleTimeout, session: sessionLimit, perClient: limitPerClient, overall: limitOverall, window: limitWindow))
         }
-        try SignUpFlow(plan: plan).run()
+        return plan
     }
 }
 
@@ -157,4 +166,10 @@ struct CompletionTree: ParsableCommand {
     )
 
     @OptionGroup var options: CreateOptions
+}
+
+/// A command whose run is a ``SignUpFlow``: `create`, `passwd` and `reset`.
+protocol SignUpCommand {
+    /// What its options ask for, worked out with no side effect.
+    func plan() throws -> SignUpPlan
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import SignupCore
 
 /// `signup passwd EMAIL`: a new password for an existing account, asked as a sign-up asks it.
-struct PasswdCommand: ParsableCommand {
+struct PasswdCommand: ParsableCommand, SignUpCommand {
     static let configuration = CommandConfiguration(
         commandName: "passwd",
         abstract: About.english("Change an account's password."),
@@ -27,8 +27,13 @@ struct PasswdCommand: ParsableCommand {
     @OptionGroup var passwordOptions: PasswordOptions
 
     func run() throws {
+        try SignUpFlow(plan: plan(), environment: .live).run()
+    }
+
+    /// The options as a plan: a new password for `email`'s account.
+    func plan() -> SignUpPlan {
         var plan = passwordOptions.plan
         plan.purpose = .changePassword(email: email)
-        try SignUpFlow(plan: plan).run()
+        return plan
     }
 }

@@ -3,7 +3,7 @@ import ArgumentParser
 import SignupCore
 
 /// `signup reset [EMAIL]`: a forgotten password given back to whoever reads the address's mail.
-struct ResetCommand: ParsableCommand {
+struct ResetCommand: ParsableCommand, SignUpCommand {
     static let configuration = CommandConfiguration(
         commandName: "reset",
         abstract: About.english("Reset a forgotten password with a code mailed to the address."),
@@ -30,11 +30,16 @@ struct ResetCommand: ParsableCommand {
     var `public` = false
 
     func run() throws {
+        try SignUpFlow(plan: plan(), environment: .live).run()
+    }
+
+    /// The options as a plan: a reset, a stranger's with `--public`.
+    func plan() -> SignUpPlan {
         var plan = passwordOptions.plan
         plan.email = email
         plan.purpose = .reset
         if `public` { plan.audience = .stranger(SignUpPlan.PublicOptions()) }
-        try SignUpFlow(plan: plan).run()
+        return plan
     }
 
     /// The words of a reset's conversation.
@@ -57,11 +62,12 @@ struct ResetCommand: ParsableCommand {
     }
 
     /// Stores the new password once the code matched, as passwd does, if the account is still active.
-    static func reset(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs) -> SubmitResult<CreatedAccount> {
+    static func reset(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs,
+                      environment: CommandEnvironment) -> SubmitResult<CreatedAccount> {
         // Disabled or made pending since its code was mailed: it cannot be reset now.
         guard canReset(submission.email, at: location) else { return .rejected([SignupForm.emailUnknown]) }
         // The line names the account as stored, whatever spelling was typed.
         let stored = ProofFlow.storedEmail(submission.email, at: location)
-        return SignUpFlow.changePassword(submission, at: location, costs: costs) { .passwordReset(email: stored ?? $0) }
+        return SignUpFlow.changePassword(submission, at: location, costs: costs, environment: environment) { .passwordReset(email: stored ?? $0) }
     }
 }

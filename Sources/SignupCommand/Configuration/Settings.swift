@@ -111,13 +111,22 @@ struct Settings {
     /// `syslog.facility`: the facility of the audit lines, `authpriv` unless a file says `auth`.
     var syslogFacility = Setting(value: SyslogFacility.authpriv, origin: .builtIn)
 
-    /// The settings of this run, from `--config` (its parsed value, nil when not given) and the environment.
-    static func load(config option: String?) throws(ConfigError) -> Settings {
+    /// A variable's raw bytes (nil when it is unset): `SIGNUP_DB`, `SIGNUP_CONFIG`, the XDG folders and `HOME`.
+    private var variable: (String) -> [UInt8]? = Settings.processVariable
+
+    /// A variable of this process, byte for byte (`getenv`).
+    static func processVariable(_ name: String) -> [UInt8]? {
+        getenv(name).map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+    }
+
+    /// The settings of this run, from `--config` (its parsed value, nil when not given) and the
+    /// environment (`variable` gives a variable's raw bytes).
+    static func load(config option: String?, variable given: @escaping (String) -> [UInt8]? = processVariable) throws(ConfigError) -> Settings {
         var settings = Settings()
+        settings.variable = given
         let variable = { (name: String) -> [UInt8]? in
-            guard let value = getenv(name) else { return nil }
-            let bytes = Array(UnsafeRawBufferPointer(start: value, count: strlen(value)))
-            return bytes.isEmpty ? nil : bytes
+            guard let bytes = given(name), !bytes.isEmpty else { return nil }
+            return bytes
         }
         if let option {
             let path = RawArguments.value(of: "--config", parsed: option) ?? Array(option.utf8)
@@ -222,7 +231,7 @@ struct Settings {
 
     /// The database: `--db`, else `SIGNUP_DB`, else a file's `database`, else the default file.
     func location(given option: String?) throws -> Setting<StoreLocation> {
-        let fromEnvironment = getenv("SIGNUP_DB").map { $0.pointee != 0 } ?? false
+        let fromEnvironment = variable("SIGNUP_DB").map { !$0.isEmpty } ?? false
         if option == nil, !fromEnvironment, let (file, text, line) = lookup("database") {
             // A relative path is taken from the file's folder, as a policy's blocklistFile is.
             var bytes = Array(text.utf8)
@@ -239,7 +248,7 @@ struct Settings {
             }
         }
         let origin: SettingOrigin = option != nil ? .commandLine(option: "--db") : fromEnvironment ? .environment(variable: "SIGNUP_DB") : .builtIn
-        return Setting(value: try StoreOption.location(given: option), origin: origin)
+        return Setting(value: try StoreOption.location(given: option, variable: variable), origin: origin)
     }
 
     // MARK: - The policy

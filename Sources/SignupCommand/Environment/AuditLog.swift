@@ -75,46 +75,26 @@ enum AuditLog {
         case tooManyMails
     }
 
-    /// Whose session a refusal ends: a public sign-up's (`signup --public`) or a public reset's (`signup reset --public`).
-    static var refusing: String {
-        get { refusingReset.load(ordering: .sequentiallyConsistent) ? "public password reset" : "public sign-up" }
-    }
-
-    /// From now on refusals are a public reset's.
-    static func refuseAsReset() { refusingReset.store(true, ordering: .sequentiallyConsistent) }
-
     /// The facility of every line from now on; set it at start-up (a configuration's `syslog.facility`).
     static var facility: SyslogFacility {
         get { facilityValue.load(ordering: .sequentiallyConsistent) == LOG_AUTH ? .auth : .authpriv }
         set { facilityValue.store(newValue.code, ordering: .sequentiallyConsistent) }
     }
 
-    /// Makes every later line a no-op: a dry run logs nothing, not even a refusal.
-    static func silence() { silenced.store(true, ordering: .sequentiallyConsistent) }
-
     /// The most bytes of an email a line holds, after `VisibleText.of`; a longer one ends in `...`.
     static let emailBound = 254
 
-    /// Writes the line for `change`.
+    /// Writes the line for `change`, as every command but the sign-up flow (which has its ``AuditSink``) does.
     static func record(_ change: Change, environment: [String: String] = IO.environment()) {
-        guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
-        let address: String? = switch change {
-        case .createdPending, .codeSent, .addressVerified, .ownerNotified, .resetCodeMailed, .resetRefusalMailed, .passwordReset, .mailFailed:
-            clientAddress(environment: environment)
-        default: nil
-        }
-        if case .mailFailed = change {
-            write(LOG_ERR, line(for: change, from: address, by: user))
-            return
-        }
-        write(LOG_INFO, line(for: change, from: address, by: user))
+        AuditSink.live(environment: environment).record(change)
     }
 
-    /// Writes the line for `refusal` of a public sign-up, with the client's address when there is one.
-    static func refuse(_ refusal: Refusal, environment: [String: String] = IO.environment()) {
-        guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
-        let (priority, text) = line(for: refusal, from: clientAddress(environment: environment), by: user)
-        write(priority, text)
+    /// Whether `change`'s line names the client's address (a public sign-up's or reset's steps).
+    static func namesClient(_ change: Change) -> Bool {
+        switch change {
+        case .createdPending, .codeSent, .addressVerified, .ownerNotified, .resetCodeMailed, .resetRefusalMailed, .passwordReset, .mailFailed: true
+        default: false
+        }
     }
 
     /// The line for `change` (no newline), made by `user`; `address` only for a public sign-up's account.
@@ -141,7 +121,8 @@ enum AuditLog {
     }
 
     /// The priority and line for `refusal` from `address` (an IP address, or nil), made by `user`.
-    static func line(for refusal: Refusal, from address: String?, by user: String) -> (Int32, String) {
+    /// `refusing` names whose session it ends: a public sign-up's, or a public reset's (`public password reset`).
+    static func line(for refusal: Refusal, from address: String?, by user: String, refusing: String = "public sign-up") -> (Int32, String) {
         let (priority, detail): (Int32, String) = switch refusal {
         case .rateLimit(let refusal): (LOG_WARNING, limitReached(refusal.scope))
         case .emailTaken(let email): (LOG_NOTICE, "email taken: \(shown(email))")
@@ -216,17 +197,17 @@ enum AuditLog {
     /// idle timeout's or the session's time), and has `TerminalGuard` write them then. They
     /// are made before the wait: the handler only stamps the time and hands prepared bytes to
     /// the logger (``LoggerSocket/sendPrepared(_:count:)``).
-    static func prepareDeadline(_ deadline: Refusal, environment: [String: String] = IO.environment()) {
-        guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
-        let address = clientAddress(environment: environment)
+    static func prepareDeadline(_ deadline: Refusal, sink: AuditSink) {
+        guard !sink.silenced else { return }
+        let address = clientAddress(environment: sink.environment)
         let user = preparedUser.withLock { cached in
             if cached == nil { cached = AuditLog.user }
             return cached!
         }
-        let (priority, text) = line(for: deadline, from: address, by: user)
+        let (priority, text) = line(for: deadline, from: address, by: user, refusing: sink.refusing)
         PreparedLine.deadline.set(priority, text)
         if !PreparedLine.ended.isSet {
-            let (endPriority, endText) = line(for: .endedEarly(how: "hang-up or termination"), from: address, by: user)
+            let (endPriority, endText) = line(for: .endedEarly(how: "hang-up or termination"), from: address, by: user, refusing: sink.refusing)
             PreparedLine.ended.set(endPriority, endText)
         }
         TerminalGuard.setDeadlineEnding { sig in
@@ -277,24 +258,17 @@ enum AuditLog {
     static let lineBound = 1023
 
     private static let facilityValue = Atomic<Int32>(LOG_AUTHPRIV)
-    private static let silenced = Atomic<Bool>(false)
-    private static let losesQuietly = Atomic<Bool>(false)
-    private static let refusingReset = Atomic<Bool>(false)
     private static let preparedUser = Mutex<String?>(nil)
 
-    /// From now on a line the logger does not take is lost without a note on standard error: in
-    /// public mode that is the stranger's screen, and what the log misses is no one's business there.
-    static func loseQuietly() { losesQuietly.store(true, ordering: .sequentiallyConsistent) }
-
-    /// Writes one line: hands it to the logger (``LoggerSocket``), waiting at most its bound.
-    private static func write(_ priority: Int32, _ line: String) {
-        guard !silenced.load(ordering: .sequentiallyConsistent) else { return }
+    /// Writes one line: hands it to the logger (``LoggerSocket``), waiting at most its bound. A
+    /// line it does not take is lost with a note on standard error, or without one `quietly`.
+    static func deliver(_ priority: Int32, _ line: String, quietly: Bool) {
         let (message, _) = message(facilityValue.load(ordering: .sequentiallyConsistent) | priority, line: line, at: time(nil))
         let outcome = LoggerSocket.system.deliver(message)
         // A held signal that came while the line waited (`interrupted`) ends the wait and stays
         // held: the change is stored, and as after any commit it is reported with its status.
         guard outcome == .notTaken || outcome == .interrupted else { return }
-        if !losesQuietly.load(ordering: .sequentiallyConsistent) {
+        if !quietly {
             IO.write("warning: " + Translation.signup(Translation.english("the system logger did not take the audit log's line in time: the line is lost")) + "\n", to: 2)
         }
     }

@@ -16,8 +16,11 @@ struct ProofFlow {
     static let ended = ExitStatus.limitReached
 
     let proof = AddressProof()
-    let mailer: Mailer
+    /// The mail command's words (`mail.command`).
+    let mailCommand: [String]
     let from: String
+    /// The mail command, the audit log and the clock of the run.
+    let environment: CommandEnvironment
     /// A public session: refusals go to the audit log as a stranger's, and nothing tells a taken address.
     let isPublic: Bool
     /// A reset, not a sign-up.
@@ -29,8 +32,9 @@ struct ProofFlow {
     /// The budget this flow spends: a sign-up's or a reset's.
     var purpose: LimitPurpose { isReset ? .reset : .signUp }
 
-    init(settings: Settings, isPublic: Bool) {
-        mailer = Mailer(command: settings.mailCommand.value)
+    init(settings: Settings, isPublic: Bool, environment: CommandEnvironment) {
+        mailCommand = settings.mailCommand.value
+        self.environment = environment
         from = settings.mailFrom.value
         self.isPublic = isPublic
     }
@@ -56,9 +60,9 @@ struct ProofFlow {
             // Every mail of a public session counts, a code and a notice alike: the limits of the
             // store bound what strangers can make this host mail, whatever the addresses.
             do throws(StoreError) {
-                withheld = try location.openForWriting().recordMail(origin: origin, purpose: purpose, toEmail: email, at: Date(), limits: limits)
+                withheld = try location.openForWriting().recordMail(origin: origin, purpose: purpose, toEmail: email, at: environment.now(), limits: limits)
             } catch {
-                if case .limitReached(let refusal) = error { PublicSession.end(refusal.message, refusal: .rateLimit(refusal)) }
+                if case .limitReached(let refusal) = error { PublicSession.end(refusal.message, refusal: .rateLimit(refusal), audit: environment.audit) }
                 end(Translation.english("The code could not be mailed; try again later. Nothing was saved."), detail: error.description)
             }
         }
@@ -71,19 +75,19 @@ struct ProofFlow {
             end(Translation.english("The code could not be mailed. Nothing was saved."), detail: error.description)
         }
         if let withheld {
-            AuditLog.refuse(.rateLimit(withheld))
+            environment.audit.refuse(.rateLimit(withheld))
             return
         }
         let message = ProofMail.message(kind ?? (isReset ? .resetCode(code) : .signupCode(code)), to: recipient, from: from)
         do throws(Mailer.Failure) {
-            try mailer.send(message)
+            try environment.sendMail(message, mailCommand)
         } catch {
             end(Translation.english("The code could not be mailed; try again later. Nothing was saved."), detail: error.detail)
         }
         if isReset {
-            AuditLog.record(kind == nil ? .resetCodeMailed(email: email) : .resetRefusalMailed(email: email))
+            environment.audit.record(kind == nil ? .resetCodeMailed(email: email) : .resetRefusalMailed(email: email))
         } else {
-            AuditLog.record(kind == nil ? .codeSent(email: email) : .ownerNotified(email: email))
+            environment.audit.record(kind == nil ? .codeSent(email: email) : .ownerNotified(email: email))
         }
     }
 
@@ -95,20 +99,20 @@ struct ProofFlow {
         guard let recipient = MailMessage.recipient(email) else { return }
         if let (origin, limits, location) = counted {
             do throws(StoreError) {
-                if let withheld = try location.openForWriting().recordMail(origin: origin, purpose: purpose, toEmail: email, at: Date(), limits: limits) {
-                    AuditLog.refuse(.rateLimit(withheld))
+                if let withheld = try location.openForWriting().recordMail(origin: origin, purpose: purpose, toEmail: email, at: environment.now(), limits: limits) {
+                    environment.audit.refuse(.rateLimit(withheld))
                     return
                 }
             } catch {
-                if case .limitReached(let refusal) = error { AuditLog.refuse(.rateLimit(refusal)) } else { AuditLog.record(.mailFailed(detail: error.description)) }
+                if case .limitReached(let refusal) = error { environment.audit.refuse(.rateLimit(refusal)) } else { environment.audit.record(.mailFailed(detail: error.description)) }
                 return
             }
         }
         do throws(Mailer.Failure) {
-            try mailer.send(ProofMail.message(.alreadyRegistered, to: recipient, from: from))
-            AuditLog.record(.ownerNotified(email: email))
+            try environment.sendMail(ProofMail.message(.alreadyRegistered, to: recipient, from: from), mailCommand)
+            environment.audit.record(.ownerNotified(email: email))
         } catch {
-            AuditLog.record(.mailFailed(detail: error.detail))
+            environment.audit.record(.mailFailed(detail: error.detail))
         }
     }
 
@@ -131,9 +135,9 @@ struct ProofFlow {
             // Only six digits can match: each such answer is counted for the account, in the store,
             // whichever client types it; past the bound it is judged as any other and never matches.
             do throws(StoreError) {
-                let refusal = try location.openForWriting().admitCode(forEmail: email, purpose: purpose, at: Date(), limits: limits)
+                let refusal = try location.openForWriting().admitCode(forEmail: email, purpose: purpose, at: environment.now(), limits: limits)
                 proof.mayCheck(answer, refusal == nil)
-                if let refusal { AuditLog.refuse(.rateLimit(refusal)) }
+                if let refusal { environment.audit.refuse(.rateLimit(refusal)) }
             } catch {
                 // A code that cannot be counted is not checked (the commit reports a store that is unavailable).
                 proof.mayCheck(answer, false)
@@ -141,9 +145,9 @@ struct ProofFlow {
         }
         switch proof.attempt(answer) {
         case .matched:
-            AuditLog.record(.addressVerified(email: email))
+            environment.audit.record(.addressVerified(email: email))
         case .wrong(let left):
-            if isPublic { AuditLog.refuse(.wrongCode) } else { AuditLog.record(.wrongCode(email: email)) }
+            if isPublic { environment.audit.refuse(.wrongCode) } else { environment.audit.record(.wrongCode(email: email)) }
             if left == 0 {
                 end(Translation.english("Too many wrong codes: the session ends. Nothing was saved."), refusal: nil)
             }
@@ -154,15 +158,15 @@ struct ProofFlow {
 
     /// Ends the run: the terminal restored, `line` (translated) on standard error, exit 75.
     func end(_ line: String, refusal: AuditLog.Refusal?) -> Never {
-        if isPublic, let refusal { AuditLog.refuse(refusal) }
+        if isPublic, let refusal { environment.audit.refuse(refusal) }
         TerminalGuard.restore()
-        IO.write("\n" + Translation.signup(line) + "\n", to: 2)
+        environment.write("\n" + Translation.signup(line) + "\n", 2)
         Signup.endEarly(Self.ended)
     }
 
     /// Ends the run for a mail that was not handed over: `detail` only to the audit log.
     func end(_ line: String, detail: String) -> Never {
-        AuditLog.record(.mailFailed(detail: detail))
+        environment.audit.record(.mailFailed(detail: detail))
         end(line, refusal: nil)
     }
 }

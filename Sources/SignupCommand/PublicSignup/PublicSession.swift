@@ -21,6 +21,11 @@ final class PublicSession {
     let sessionSeconds: Int
     /// How many accounts strangers may create, counted in the store.
     let limits: SignupLimits
+    /// Where its refusals and its deadline's lines go: the run's audit sink.
+    var audit = AuditSink.live(environment: IO.environment())
+    /// Arms the timer of one wait (seconds, the line that ends it, the status), and disarms it.
+    var armDeadline: @Sendable (Int, String, Int32) -> Void = { TerminalGuard.armDeadline(seconds: $0, conversation: $1, status: $2) }
+    var disarmDeadline: @Sendable () -> Void = { TerminalGuard.disarmDeadline() }
     private let started = IO.monotonicSeconds()
     private var attempts: [String: Int] = [:]
     private var prompts = 0
@@ -98,30 +103,30 @@ final class PublicSession {
         if case .field(let name) = prompt.question {
             attempts[name, default: 0] += 1
             if attempts[name]! > Self.attemptsPerField {
-                Self.end(Translation.english("Too many attempts at one answer: the session ends. Nothing was saved."), refusal: .tooManyAttemptsAtOneAnswer)
+                Self.end(Translation.english("Too many attempts at one answer: the session ends. Nothing was saved."), refusal: .tooManyAttemptsAtOneAnswer, audit: audit)
             }
         }
-        if prompts > Self.promptsPerSession { Self.end(Translation.english("Too many answers: the session ends. Nothing was saved."), refusal: .tooManyAnswers) }
+        if prompts > Self.promptsPerSession { Self.end(Translation.english("Too many answers: the session ends. Nothing was saved."), refusal: .tooManyAnswers, audit: audit) }
         let left = sessionSeconds - (IO.monotonicSeconds() - started)
-        if left <= 0 { Self.end(Self.timeIsUp, refusal: .sessionTimeUp) }
+        if left <= 0 { Self.end(Self.timeIsUp, refusal: .sessionTimeUp, audit: audit) }
         // The line a deadline writes is made now: when it comes, a signal handler only hands it on.
-        AuditLog.prepareDeadline(idleSeconds < left ? .idleTimeout(seconds: idleSeconds) : .sessionTimeUp)
+        AuditLog.prepareDeadline(idleSeconds < left ? .idleTimeout(seconds: idleSeconds) : .sessionTimeUp, sink: audit)
         if idleSeconds < left {
-            TerminalGuard.armDeadline(seconds: idleSeconds, conversation: "\n" + Translation.signup(Translation.english("No answer for {seconds} s: the session ends. Nothing was saved.", ["seconds": "\(idleSeconds)"])) + "\n",
-                                      status: Self.limitReached)
+            armDeadline(idleSeconds, "\n" + Translation.signup(Translation.english("No answer for {seconds} s: the session ends. Nothing was saved.", ["seconds": "\(idleSeconds)"])) + "\n",
+                        Self.limitReached)
         } else {
-            TerminalGuard.armDeadline(seconds: left, conversation: "\n" + Translation.signup(Self.timeIsUp) + "\n", status: Self.limitReached)
+            armDeadline(left, "\n" + Translation.signup(Self.timeIsUp) + "\n", Self.limitReached)
         }
-        defer { TerminalGuard.disarmDeadline() }
+        defer { disarmDeadline() }
         return read()
     }
 
     private static var timeIsUp: String { Translation.english("The session's time is up. Nothing was saved.") }
 
     /// Ends the session for a limit: the terminal restored, `line` (translated) on standard
-    /// error, `refusal` in the audit log, exit 75 with nothing stored.
-    static func end(_ line: String, refusal: AuditLog.Refusal) -> Never {
-        AuditLog.refuse(refusal)
+    /// error, `refusal` in the run's audit log, exit 75 with nothing stored.
+    static func end(_ line: String, refusal: AuditLog.Refusal, audit: AuditSink) -> Never {
+        audit.refuse(refusal)
         TerminalGuard.restore()
         IO.write("\n" + Translation.signup(line) + "\n", to: 2)
         Signup.endEarly(Self.limitReached)

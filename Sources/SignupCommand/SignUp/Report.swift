@@ -11,6 +11,10 @@ struct Report {
     var stdoutIsTerminal: Bool
     /// `signup passwd`: a success is a changed password, not a created account.
     var changing = false
+    /// Writes the result to standard output.
+    var output: (String) -> Void = { IO.write($0, to: 1) }
+    /// Why a write to standard output failed, when one did.
+    var outputFailure: () -> String? = { IO.outputFailure }
 
     /// The line that says it worked, for the email shown.
     private func successText(_ shown: String) -> String {
@@ -28,7 +32,7 @@ struct Report {
     /// a created account, saying on the conversation that it was created.
     func show(_ outcome: WizardOutcome<CreatedAccount>) -> Int32 {
         let status = write(outcome)
-        guard let failure = IO.outputFailure else { return status }
+        guard let failure = outputFailure() else { return status }
         if case .succeeded(let account) = outcome, !(interactive && !stdoutIsTerminal) {
             conversation.say(conversation.successLine(successText(account.email)))
         }
@@ -67,7 +71,7 @@ struct Report {
             return ExitStatus.declined
         case .cancelled:
             conversation.put(cancellation.conversation)
-            IO.write(cancellation.result, to: 1)
+            output(cancellation.result)
             return ExitStatus.cancelled
         case .incomplete(let field, _, let errors):
             conversation.showErrors(of: outcome)
@@ -91,7 +95,7 @@ struct Report {
 
     /// The human result on standard output, in the reader's language (`--json` never is).
     private func result(_ line: String) {
-        IO.write((stdoutIsTerminal ? conversation.successLine(line) : conversation.translation(line)) + "\n", to: 1)
+        output((stdoutIsTerminal ? conversation.successLine(line) : conversation.translation(line)) + "\n")
     }
 
     static let nothingSaved = Translation.english("Nothing was saved.")
@@ -103,7 +107,7 @@ struct Report {
 
     /// One JSON object on one line, keys in the order given.
     private func emit(_ members: [(String, Any)]) {
-        IO.write(JSONText.object(members) + "\n", to: 1)
+        output(JSONText.object(members) + "\n")
     }
 
     /// `{"password":[{"code":…,"message":…}]}`, fields in the order their errors came.

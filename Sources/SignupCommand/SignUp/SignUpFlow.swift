@@ -6,15 +6,19 @@ import PasswordStrength
 import SignupCore
 import WizardTerminal
 
-/// Runs a ``SignUpPlan``: reads the settings, opens the conversation, asks, checks, mails a code
-/// when the plan proves the address, stores, and reports. Every way it ends is an error the entry
-/// point turns into the exit status (`ExitCode`, `UsageError`, `ConfigError`).
+/// Runs a ``SignUpPlan`` over one ``CommandEnvironment``: reads the settings, opens the
+/// conversation, asks, checks, mails a code when the plan proves the address, stores, and
+/// reports. Every way it ends is an error the entry point turns into the exit status
+/// (`ExitCode`, `UsageError`, `ConfigError`).
 struct SignUpFlow {
     let plan: SignUpPlan
+    /// The variables, streams, clock, audit sink, mail command and runner it works with.
+    let environment: CommandEnvironment
 
     /// What the run works with once the settings are read: nothing has been asked or written yet.
     private struct Setting {
-        let environment: [String: String]
+        /// The flow's environment, its audit sink set for this plan (silent for a dry run).
+        let environment: CommandEnvironment
         let location: StoreLocation
         let policy: PasswordPolicy
         let session: PublicSession?
@@ -34,19 +38,18 @@ struct SignUpFlow {
         // Restores the terminal on signals (echo goes off for secrets in every mode) and lets
         // the store hold signals back while it writes. A SIGINT while a script's line is awaited
         // or the password hashed still says that nothing was saved (and `cancelled` in JSON).
-        if setting.session != nil { ProcessSignals.ignoreJobControl() }
-        TerminalGuard.install()
-        TerminalGuard.prepareInterruptReport(conversation: setting.report.cancellation.conversation, result: setting.report.cancellation.result)
+        setting.environment.guardSignals(setting.session != nil, setting.report.cancellation)
         // Read with the guard in place: a signal while echo is off for a terminal source restores it.
         let source = try PasswordSource.resolve(
             file: plan.passwordFile.map { RawArguments.value(of: "--password-file", parsed: $0) ?? Array($0.utf8) },
             fd: plan.passwordFd,
-            environment: EnvironmentPassword.taken
+            environment: environment.passwordVariable
         )
         let presets = try presets(for: source, interactive: setting.interactive, proving: setting.proof != nil)
         setting.options.interactive = setting.interactive
         let runner = try TerminalStart.runner(setting.options, json: plan.json,
-                                              hint: setting.options.translation(Translation.english("Nothing was saved. Run with --no-interactive to answer line by line.")))
+                                              hint: setting.options.translation(Translation.english("Nothing was saved. Run with --no-interactive to answer line by line.")),
+                                              make: environment.runner)
         let form = SignupForm.make(policy: setting.policy, strength: .command)
         try proveGivenEmail(of: form, setting, runner: runner)
         let outcome = converse(form: form, presets: presets, sharedLine: source == .standardInput ? ConfirmationFromPassword() : nil,
@@ -58,36 +61,45 @@ struct SignUpFlow {
 
     /// The settings, the store's place, the policy, the public session and the mails of the run.
     private func prepare() throws -> Setting {
-        let environment = IO.environment()
-        if plan.dryRun { AuditLog.silence() }
+        var environment = environment
+        // A dry run logs nothing, not even a refusal.
+        environment.audit.silenced = plan.dryRun
         // Before this process opens a descriptor of its own that `--password-fd N` could then
         // name: with 3 closed, the signal guard's pipe became descriptor 3 and was read forever.
         if let passwordFd = plan.passwordFd, !PasswordSource.isInherited(passwordFd) {
             throw UsageError(.english("the --password-fd descriptor is not open"))
         }
-        let settings = try Settings.load(config: plan.config)
-        if plan.isReset && plan.isPublic { AuditLog.refuseAsReset() }
-        if plan.isPublic { AuditLog.loseQuietly() }
+        let settings = try Settings.load(config: plan.config, variable: environment.variable)
+        environment.audit.refusingReset = plan.isReset && plan.isPublic
+        environment.audit.losesQuietly = plan.isPublic
         let location = try settings.location(given: plan.db).value
         let policy = try settings.policy(named: plan.policy, file: plan.policyFile).policy
         let session = plan.publicOptions.map {
             settings.publicSession(idle: $0.idle, session: $0.session, perClient: $0.perClient, overall: $0.overall, window: $0.window)
         }
-        var mailing = plan.mails ? ProofFlow(settings: settings, isPublic: session != nil) : nil
+        if let session {
+            session.audit = environment.audit
+            (session.armDeadline, session.disarmDeadline) = (environment.armDeadline, environment.disarmDeadline)
+        }
+        var mailing = plan.mails ? ProofFlow(settings: settings, isPublic: session != nil, environment: environment) : nil
         mailing?.isReset = plan.isReset
-        if let session { mailing?.counted = (PublicSession.origin(), session.limits, location) }
-        var options = RunnerOptions(programName: "signup", environment: environment)
+        if let session { mailing?.counted = (environment.clientOrigin(), session.limits, location) }
+        var options = RunnerOptions(programName: "signup", environment: environment.variables)
         options.translation = .signup
         options.plain = plan.plain
         options.quiet = plan.quiet
         if plan.noInteractive { options.interactive = false }
-        let interactive = options.interactive ?? (isTerminal(0) && isTerminal(2))
-        let conversation = Conversation(
-            style: WizardStyle.detect(interactive: interactive, plain: plan.plain, environment: environment), quiet: plan.quiet,
+        let interactive = options.interactive ?? (environment.isTerminal(0) && environment.isTerminal(2))
+        var conversation = Conversation(
+            style: WizardStyle.detect(interactive: interactive, plain: plan.plain, environment: environment.variables), quiet: plan.quiet,
             translation: options.translation
         )
-        var report = Report(json: plan.json, dryRun: plan.dryRun, interactive: interactive, conversation: conversation, stdoutIsTerminal: isTerminal(1))
+        conversation.output = { [environment] in environment.write($0, 2) }
+        var report = Report(json: plan.json, dryRun: plan.dryRun, interactive: interactive, conversation: conversation,
+                            stdoutIsTerminal: environment.isTerminal(1))
         report.changing = plan.purpose != .create
+        report.output = { [environment] in environment.write($0, 1) }
+        report.outputFailure = environment.outputFailure
         return Setting(environment: environment, location: location, policy: policy, session: session, mailing: mailing,
                        proof: plan.provesAddress(configured: settings.proveAddress.value) ? mailing : nil,
                        options: options, interactive: interactive, report: report)
@@ -104,7 +116,9 @@ struct SignUpFlow {
             early.interactive = false
             throw ExitCode(early.show(.unavailable(reason: error.description)))
         }
-        if let changing = plan.changing { try Self.checkAccount(SignupForm.normalizeEmail(changing), at: setting.location) }
+        if let changing = plan.changing {
+            try Self.checkAccount(SignupForm.normalizeEmail(changing), at: setting.location) { [environment] in environment.write($0, 2) }
+        }
     }
 
     /// The answers given before the conversation (`--email`, the account of `passwd`, a password
@@ -137,7 +151,7 @@ struct SignUpFlow {
             throw UsageError(.english("with the password on standard input, no code can be asked for the address: give the password with --password-file or --password-fd N"))
         }
         if !interactive && (plan.email == nil || !presets.contains { $0.name == SignupForm.password.name })
-            && IO.standardInputIsAFolder {
+            && environment.standardInputIsAFolder() {
             throw UsageError(.english("standard input is a folder: give the answers in a file or a pipe"))
         }
         return presets
@@ -173,7 +187,8 @@ struct SignUpFlow {
         let costs = setting.policy.argon2
         let translation = setting.options.translation
         let answer: (Prompt, () -> WizardInput<CreatedAccount>) -> WizardInput<CreatedAccount> = sharedLine?.intercept ?? { $1() }
-        let publicSignup = session.map { (origin: PublicSession.origin(), limits: $0.limits) }
+        let environment = setting.environment
+        let publicSignup = session.map { (origin: environment.clientOrigin(), limits: $0.limits) }
         let mailing = setting.mailing
         return runner.run(&wizard, intercept: { prompt, read in
             let input = session.map { session in session.read(prompt) { answer(prompt, read) } } ?? answer(prompt, read)
@@ -186,17 +201,17 @@ struct SignUpFlow {
             let submission = SignupForm.submission(from: form, strength: estimator)
             switch plan.purpose {
             case .reset:
-                return ResetCommand.reset(submission, at: location, costs: costs)
+                return ResetCommand.reset(submission, at: location, costs: costs, environment: environment)
             case .changePassword(let changing):
                 // passwd EMAIL changes EMAIL's password only, whatever the review's edit made of the field.
                 guard AccountStore.key(forEmail: submission.email) == AccountStore.key(forEmail: SignupForm.normalizeEmail(changing)) else {
                     return .rejected([FieldError(field: SignupForm.email.name, code: "email.notThisAccount", message: Translation.english(
                         "This changes the password of {email} only: enter that address", ["email": VisibleText.of(SignupForm.normalizeEmail(changing))]))])
                 }
-                return Self.changePassword(submission, at: location, costs: costs)
+                return Self.changePassword(submission, at: location, costs: costs, environment: environment)
             case .create:
                 return Self.store(submission, at: location, dryRun: plan.dryRun, costs: costs, public: publicSignup, notifier: mailing,
-                                  waiting: { if !plan.quiet { IO.write(translation($0) + "\n", to: 2) } })
+                                  environment: environment, waiting: { if !plan.quiet { environment.write(translation($0) + "\n", 2) } })
             }
         }
     }
@@ -207,13 +222,13 @@ struct SignUpFlow {
         if setting.session != nil {
             // A stranger who leaves before the end: one line, as a limit would write.
             switch outcome {
-            case .cancelled: AuditLog.refuse(.endedEarly(how: "cancelled"))
-            case .incomplete: AuditLog.refuse(.endedEarly(how: "input ended"))
+            case .cancelled: setting.environment.audit.refuse(.endedEarly(how: "cancelled"))
+            case .incomplete: setting.environment.audit.refuse(.endedEarly(how: "input ended"))
             default: break
             }
             if case .succeeded = outcome, !plan.dryRun, plan.purpose == .create {
                 // A stranger's account waits for an administrator (signup list --state pending, signup enable).
-                IO.write(setting.options.translation(Translation.english("An administrator must enable the account before you can sign in.")) + "\n", to: 2)
+                setting.environment.write(setting.options.translation(Translation.english("An administrator must enable the account before you can sign in.")) + "\n", 2)
             }
         }
         if plan.changing != nil, case .invalid(let errors) = outcome, errors.contains(SignupForm.emailUnknown) {
@@ -251,22 +266,22 @@ struct SignUpFlow {
         return []
     }
 
-    /// Exit 69 when there is no database at `location`, 67 when no account there has `email`.
-    private static func checkAccount(_ email: String, at location: StoreLocation) throws {
+    /// Exit 69 when there is no database at `location`, 67 when no account there has `email`; `write` says which.
+    private static func checkAccount(_ email: String, at location: StoreLocation, write: (String) -> Void) throws {
         let store: (any AccountBackend)?
         let found: Bool
         do throws(StoreError) {
             store = try location.openExisting()
             found = try store?.isTaken(email: email) ?? false
         } catch {
-            throw AccountAccess.failure(error)
+            throw AccountAccess.failure(error, write: write)
         }
-        guard store != nil else { throw AccountAccess.noDatabase(location) }
-        guard found else { throw AccountAccess.failure(.noAccount) }
+        guard store != nil else { throw AccountAccess.noDatabase(location, write: write) }
+        guard found else { throw AccountAccess.failure(.noAccount, write: write) }
     }
 
     /// Hashes the submission's password and makes it the account's, in one transaction.
-    static func changePassword(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs,
+    static func changePassword(_ submission: Submission, at location: StoreLocation, costs: PasswordPolicy.Argon2Costs, environment: CommandEnvironment,
                                recorded change: (String) -> AuditLog.Change = { .passwordChanged(email: $0) }) -> SubmitResult<CreatedAccount> {
         do throws(StoreError) {
             let hash = try PasswordHasher.hash(submission.password, costs: costs)
@@ -274,12 +289,12 @@ struct SignUpFlow {
                 return .unavailable(reason: "there is no account database at \(location.visible) any more")
             }
             do {
-                try store.changePassword(email: submission.email, to: hash, at: Date(), whenLocked: TerminalGuard.holdSignals)
+                try store.changePassword(email: submission.email, to: hash, at: environment.now(), whenLocked: TerminalGuard.holdSignals)
             } catch {
                 TerminalGuard.releaseSignals()
                 throw error
             }
-            AuditLog.record(change(submission.email))
+            environment.audit.record(change(submission.email))
             return .succeeded(submission.created(id: 0))
         } catch {
             switch error {
@@ -292,7 +307,7 @@ struct SignUpFlow {
 
     /// Hashes and stores one submission; a dry run rehearses the write (a taken email, a store that would refuse it).
     static func store(_ submission: Submission, at location: StoreLocation, dryRun: Bool, costs: PasswordPolicy.Argon2Costs = .standard,
-                      public publicSignup: (origin: String, limits: SignupLimits)? = nil, notifier: ProofFlow? = nil,
+                      public publicSignup: (origin: String, limits: SignupLimits)? = nil, notifier: ProofFlow? = nil, environment: CommandEnvironment,
                       waiting: @escaping @Sendable (String) -> Void = { _ in }) -> SubmitResult<CreatedAccount> {
         do throws(StoreError) {
             _ = signup_release_clean_file_pages()  // the hash's memory adds to less: CSystem/shim.h
@@ -313,14 +328,14 @@ struct SignUpFlow {
                 // A stranger's account waits for an administrator, within the limits of its origin.
                 let account: Account
                 if let (origin, limits) = publicSignup {
-                    account = try store.createPending(email: submission.email, passwordHash: hash, at: Date(), origin: origin, limits: limits,
+                    account = try store.createPending(email: submission.email, passwordHash: hash, at: environment.now(), origin: origin, limits: limits,
                                                       whenLocked: TerminalGuard.holdSignals)
                 } else {
-                    account = try store.create(email: submission.email, passwordHash: hash, at: Date(), whenLocked: TerminalGuard.holdSignals)
+                    account = try store.create(email: submission.email, passwordHash: hash, at: environment.now(), whenLocked: TerminalGuard.holdSignals)
                 }
                 // The write is over: nothing waits for the database any more, whatever the audit log's line waits for.
                 notice.cancel()
-                AuditLog.record(publicSignup == nil ? .created(email: submission.email) : .createdPending(email: submission.email))
+                environment.audit.record(publicSignup == nil ? .created(email: submission.email) : .createdPending(email: submission.email))
                 return .succeeded(submission.created(id: account.id))
             } catch {
                 TerminalGuard.releaseSignals()
@@ -332,14 +347,14 @@ struct SignUpFlow {
                 guard publicSignup != nil else { return .rejected([SignupForm.emailTaken]) }
                 // The account as stored names the line and gets the mail, whatever spelling was typed.
                 let owner = ProofFlow.storedEmail(submission.email, at: location) ?? submission.email
-                AuditLog.refuse(.emailTaken(email: owner))
+                environment.audit.refuse(.emailTaken(email: owner))
                 // A stranger never hears that an address has an account, not even when it was taken
                 // after the email was answered (or when no code is asked): its owner is told by mail,
                 // and the stranger hears what a new account's maker hears.
                 notifier?.notify(owner)
                 return .succeeded(submission.created(id: 0))
             case .noAccount, .unavailable: return .unavailable(reason: error.description)
-            case .limitReached(let refusal): PublicSession.end(refusal.message, refusal: .rateLimit(refusal))  // a public session's limit: one line, exit 75
+            case .limitReached(let refusal): PublicSession.end(refusal.message, refusal: .rateLimit(refusal), audit: environment.audit)  // a public session's limit: one line, exit 75
             }
         }
     }

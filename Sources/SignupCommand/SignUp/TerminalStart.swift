@@ -29,10 +29,11 @@ enum TerminalStart {
         }
     }
 
-    /// The wizard's runner for `options`; its session failing to start is said the same way.
-    static func runner(_ options: RunnerOptions, json: Bool, hint: String) throws -> TerminalRunner {
+    /// The wizard's runner for `options` (`make` opens it); its session failing to start is said the same way.
+    static func runner(_ options: RunnerOptions, json: Bool, hint: String,
+                       make: (RunnerOptions) throws(TerminalError) -> TerminalRunner = { options throws(TerminalError) in try TerminalRunner(options) }) throws -> TerminalRunner {
         do {
-            return try TerminalRunner(options)
+            return try make(options)
         } catch {
             throw failed(error, json: json, hint: hint)
         }
