@@ -38,7 +38,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What kind of failure made a database unusable (``StoreError/unavailable(reason:problem:)``).
+/// What kind of failure made a database unusable (`StoreError.unavailable(reason:problem:)`).
 public enum StoreProblem: Sendable, Equatable {
     /// The database, or the folder SQLite keeps its -wal and -shm files in, cannot be written.
     case readOnly
