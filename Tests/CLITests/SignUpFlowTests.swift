@@ -85,6 +85,22 @@ import Testing
         #expect(Self.opens(box, "bob@example.com", with: Self.newPassword))
     }
 
+    /// Outside public mode any local user can set SSH_CONNECTION: an administrator's reset or
+    /// proven sign-up names no client address, whatever the variable says.
+    @Test func onlyAPublicSessionsLinesNameTheClient() {
+        let box = Sandbox()
+        let forged = ["SSH_CONNECTION": "203.0.113.7 50000 127.0.0.1 22"]
+        let proven = box.flow(["--prove-address", "--db", box.db], lines: ["bob@example.com\n", .mailedCode, .text(Self.passwords)], environment: forged)
+        #expect(proven.status == 0, "\(proven.stderr)")
+        let reset = box.flow(["reset", "--db", box.db], lines: ["bob@example.com\n", .mailedCode, .text("\(Self.newPassword)\n\(Self.newPassword)\n")],
+                             environment: forged, secrets: [Self.newPassword])
+        #expect(reset.status == 0, "\(reset.stderr)")
+        let lines = proven.audit + reset.audit
+        #expect(lines.map { $0.components(separatedBy: " by ")[0] }
+                == ["address code mailed", "address verified", "account created", "password reset code mailed", "address verified", "password reset"])
+        #expect(!lines.contains { $0.contains("203.0.113.7") }, "\(lines)")
+    }
+
     @Test func aStrangersAccountIsPendingAndItsStepsAreLoggedWithTheClientsAddress() {
         let box = Sandbox()
         let client = ["SSH_CONNECTION": "192.0.2.1 50000 127.0.0.1 22"]

@@ -59,6 +59,33 @@ import WizardTesting
         #expect(!terminal.transcript.containsBytes("Quartz".utf8))
     }
 
+    /// The session's limit is never cut short: counted in whole seconds of the clock, an answer
+    /// given just after the clock's second whole second since the start left "0 s" of a 2 s
+    /// limit, and the session ended at once, about a second early.
+    @Test func theSessionNeverEndsBeforeItsLimit() throws {
+        func monotonic() -> Double {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        }
+        let scratch = try ScratchFolder()
+        let spawned = monotonic()
+        let terminal = try PseudoTerminal(
+            executable: signupBinary, arguments: ["--public", "--no-prove-address", "--idle-timeout", "60", "--session-limit", "2", "--db", scratch.database],
+            environment: PseudoTerminal.environment(["HOME": scratch.path]))
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        // Just after the clock's second whole second since the spawn: between 1 and 2 s in.
+        let boundary = (spawned.rounded(.down) + 2).nextUp
+        while monotonic() < boundary { usleep(5_000) }
+        try terminal.send("slow@example.com\r")
+        #expect(try terminal.wait(timeout: 15) == .exited(75))
+        let lasted = monotonic() - spawned
+        #expect(lasted >= 2, "the session ended after \(lasted) s of its 2 s")
+        #expect(terminal.text().contains("The session's time is up. Nothing was saved."))
+        #expect(try scratch.storedEmails().isEmpty)
+    }
+
     @Test func aFieldAnsweredTooOftenEndsTheSession() throws {
         let scratch = try ScratchFolder()
         let terminal = try Self.start("", scratch: scratch)

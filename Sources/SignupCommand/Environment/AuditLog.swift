@@ -89,7 +89,8 @@ enum AuditLog {
         AuditSink.live(environment: environment).record(change)
     }
 
-    /// Whether `change`'s line names the client's address (a public sign-up's or reset's steps).
+    /// Whether `change`'s line names the client's address in a public session (a public sign-up's
+    /// or reset's steps; ``AuditSink/namesClient``).
     static func namesClient(_ change: Change) -> Bool {
         switch change {
         case .createdPending, .codeSent, .addressVerified, .ownerNotified, .resetCodeMailed, .resetRefusalMailed, .passwordReset, .mailFailed: true

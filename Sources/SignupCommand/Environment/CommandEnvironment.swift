@@ -82,6 +82,9 @@ struct AuditSink: Sendable {
     /// A line the logger does not take is lost without a note on standard error: in public mode
     /// that is the stranger's screen.
     var losesQuietly = false
+    /// A public session's steps name the client's address (``AuditLog/clientAddress(environment:)``);
+    /// no other run's lines do: outside sshd's forced command, any local user sets `SSH_CONNECTION`.
+    var namesClient = false
     /// Hands over one line at a priority; the last argument is ``losesQuietly``.
     var deliver: @Sendable (_ priority: Int32, _ line: String, _ quietly: Bool) -> Void
 
@@ -96,7 +99,7 @@ struct AuditSink: Sendable {
     /// Writes the line for `change`, with the client's address for a public session's steps.
     func record(_ change: AuditLog.Change) {
         guard !silenced else { return }
-        let address = AuditLog.namesClient(change) ? AuditLog.clientAddress(environment: environment) : nil
+        let address = namesClient && AuditLog.namesClient(change) ? AuditLog.clientAddress(environment: environment) : nil
         let priority = if case .mailFailed = change { LOG_ERR } else { LOG_INFO }
         deliver(priority, AuditLog.line(for: change, from: address, by: AuditLog.user(environment: environment)), losesQuietly)
     }

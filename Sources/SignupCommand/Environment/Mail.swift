@@ -259,7 +259,7 @@ struct Mailer {
             var written = 0
             var output: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)
-            let deadline = IO.monotonicSeconds() + timeoutSeconds
+            let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
             var status: Int32 = 0
             while true {
                 if writeEnd >= 0 {
@@ -276,7 +276,7 @@ struct Mailer {
                 }
                 let waited = waitpid(pid, &status, WNOHANG)
                 if waited == pid || (waited < 0 && errno != EINTR) { return (status, written, output) }
-                if IO.monotonicSeconds() >= deadline {
+                if ContinuousClock.now >= deadline {
                     kill(-pid, SIGKILL)
                     kill(pid, SIGKILL)
                     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

@@ -26,7 +26,7 @@ final class PublicSession {
     /// Arms the timer of one wait (seconds, the line that ends it, the status), and disarms it.
     var armDeadline: @Sendable (Int, String, Int32) -> Void = { TerminalGuard.armDeadline(seconds: $0, conversation: $1, status: $2) }
     var disarmDeadline: @Sendable () -> Void = { TerminalGuard.disarmDeadline() }
-    private let started = IO.monotonicSeconds()
+    private let started = ContinuousClock.now
     private var attempts: [String: Int] = [:]
     private var prompts = 0
 
@@ -107,8 +107,11 @@ final class PublicSession {
             }
         }
         if prompts > Self.promptsPerSession { Self.end(Translation.english("Too many answers: the session ends. Nothing was saved."), refusal: .tooManyAnswers, audit: audit) }
-        let left = sessionSeconds - (IO.monotonicSeconds() - started)
-        if left <= 0 { Self.end(Self.timeIsUp, refusal: .sessionTimeUp, audit: audit) }
+        let remaining = Duration.seconds(sessionSeconds) - started.duration(to: .now)
+        if remaining <= .zero { Self.end(Self.timeIsUp, refusal: .sessionTimeUp, audit: audit) }
+        // The timer counts whole seconds: rounded up, so that the session never ends before its
+        // limit (in whole seconds of elapsed time it ended up to a second early).
+        let left = Int(remaining.components.seconds) + (remaining.components.attoseconds > 0 ? 1 : 0)
         // The line a deadline writes is made now: when it comes, a signal handler only hands it on.
         AuditLog.prepareDeadline(idleSeconds < left ? .idleTimeout(seconds: idleSeconds) : .sessionTimeUp, sink: audit)
         if idleSeconds < left {

@@ -72,6 +72,7 @@ struct SignUpFlow {
         let settings = try Settings.load(config: plan.config, variable: environment.variable)
         environment.audit.refusingReset = plan.isReset && plan.isPublic
         environment.audit.losesQuietly = plan.isPublic
+        environment.audit.namesClient = plan.isPublic
         let location = try settings.location(given: plan.db).value
         let policy = try settings.policy(named: plan.policy, file: plan.policyFile).policy
         let session = plan.publicOptions.map {
