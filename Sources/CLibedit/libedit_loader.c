@@ -57,4 +57,9 @@ int signup_el_setty_session(EditLine *el) {
     int rest = CALL(el_set)(el, EL_SETTY, "-x", "-icrnl", "-inlcr", "-igncr", "-echo", "-echonl", "-icanon", "-iexten", NULL);
     return edit | rest;
 }
+int signup_el_setty_no_suspend(EditLine *el) {
+    // "susp=" sets the key to none in the modes libedit keeps; "-susp" keeps it so when libedit
+    // takes in keys changed while the terminal was cooked.
+    return CALL(el_set)(el, EL_SETTY, "-d", "-susp", "susp=", NULL) | CALL(el_set)(el, EL_SETTY, "-x", "-susp", "susp=", NULL);
+}
 void signup_el_push(EditLine *el, const char *text) { CALL(el_push)(el, text); }

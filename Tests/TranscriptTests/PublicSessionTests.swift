@@ -117,4 +117,25 @@ import WizardTesting
         #expect(!terminal.text().contains("Stopped"))
         #expect(try scratch.storedEmails() == ["calm@example.com"])
     }
+
+    /// A Ctrl-Z in one burst with an answer (a paste, a fast typist) keeps what came before it:
+    /// the session has no suspend key, whose press the terminal would answer by discarding
+    /// everything not yet read. The person's terminal has its key back afterwards.
+    @Test func ctrlZInABurstKeepsWhatWasTypedBeforeIt() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.start("", scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        try terminal.send("calm@ex\u{1A}ample.com\r")
+        try terminal.expect("Password: ", timeout: 10)
+        try terminal.send("Quartz-\u{1A}Lantern-58\r")
+        try terminal.expect("Confirm password: ", timeout: 10)
+        try terminal.send("Quartz-Lantern-58\r")
+        try terminal.expect("[Y/n/e] ", timeout: 10)
+        try terminal.send("y\r")
+        try terminal.expect("status=0", timeout: 20)
+        _ = try terminal.wait(timeout: 10)
+        #expect(try scratch.storedEmails() == ["calm@example.com"])
+        #expect(terminal.text().contains("susp = ^Z"), "the suspend key was not given back: \(terminal.text())")
+    }
 }

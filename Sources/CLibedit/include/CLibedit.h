@@ -64,6 +64,10 @@ int signup_history_enter(History *h, const char *line);
 // or discarded). el_set(EL_SETTY) is variadic; each call here is one fixed argument list.
 int signup_el_setty_session(EditLine *el);
 
+// No suspend key while libedit edits or waits between lines: for a run that ignores SIGTSTP, where
+// Ctrl-Z would stop nothing but the terminal would still discard what was typed before it.
+int signup_el_setty_no_suspend(EditLine *el);
+
 // Puts text into libedit's input, read before the terminal: an answer to start editing from.
 void signup_el_push(EditLine *el, const char *text);
 

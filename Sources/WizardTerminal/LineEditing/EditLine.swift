@@ -28,6 +28,10 @@ struct EditLineHandle {
     /// (see the shim header): CR and LF as typed, and no echo between lines.
     func setSessionModes() -> Bool { signup_el_setty_session(pointer) == 0 }
 
+    /// The corresponding C calls are `el_set(EL_SETTY, "-d", "-susp", "susp=")` and the same with `"-x"`:
+    /// no suspend key, for a run that ignores SIGTSTP.
+    func setNoSuspendKey() -> Bool { signup_el_setty_no_suspend(pointer) == 0 }
+
     /// The corresponding C function is `el_push`: `text` is read before the terminal.
     func push(_ text: String) { signup_el_push(pointer, text) }
 

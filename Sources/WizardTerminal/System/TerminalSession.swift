@@ -145,7 +145,10 @@ public final class TerminalSession {
         self.owned = owned
         self.source = source
         self.initialMode = initialMode
-        sessionMode = Self.quiet(initialMode)
+        // A run that ignores SIGTSTP (job control off, as over SSH) has no suspend key: the terminal
+        // would still discard everything typed before a Ctrl-Z, for a signal that stops nothing.
+        let suspendIgnored = SignalSafe.isIgnored(SIGTSTP)
+        sessionMode = Self.quiet(initialMode, suspendKey: !suspendIgnored)
         inputStream = streams?.input
         outputStream = streams?.output
         // Signals that end the process now put back this terminal's mode, not standard input's.
@@ -164,6 +167,7 @@ public final class TerminalSession {
         editor.setEditor("emacs")
         editor.setHandlesSignals(false)  // its handler would kill(0, sig) the whole process group
         _ = editor.setSessionModes()
+        if suspendIgnored { _ = editor.setNoSuspendKey() }
         editor.setPrompt(promptCallback)
         editor.setReadFunction(readCallback)
         if let history = HistoryHandle(size: 100) {
@@ -298,14 +302,16 @@ public final class TerminalSession {
         Sys.close(owned)
     }
 
-    /// `mode` with echo, kernel line editing and CR/LF translation off; signals still on.
-    private static func quiet(_ mode: termios) -> termios {
+    /// `mode` with echo, kernel line editing and CR/LF translation off; signals still on, the
+    /// suspend key's only with `suspendKey`.
+    private static func quiet(_ mode: termios, suspendKey: Bool) -> termios {
         var quiet = mode
         quiet.c_lflag &= ~tcflag_t(ECHO | ECHONL | ICANON | IEXTEN)
         quiet.c_iflag &= ~tcflag_t(ICRNL | INLCR | IGNCR)
         withUnsafeMutableBytes(of: &quiet.c_cc) { cc in
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
+            if !suspendKey { cc[Int(VSUSP)] = 0 }  // _POSIX_VDISABLE
         }
         return quiet
     }
