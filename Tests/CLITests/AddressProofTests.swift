@@ -209,6 +209,43 @@ import Testing
         #expect(state == nil || state == "Z", "the command's own child outlived it")
     }
 
+    /// A signal that ends signup while it waits on the mail command ends the command's group
+    /// too, though the command ignores that signal: nothing of the run is left behind.
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func aMailCommandEndsWithSignupEvenIfItIgnoresTheSignal(signal: Int32) throws {
+        let box = Sandbox()
+        let pids = box.folder.appendingPathComponent("pids").path
+        let stubborn = box.file("stubborn-mail", Data("""
+            #!/bin/sh
+            trap '' TERM HUP INT
+            sleep 60 &
+            echo "$$ $!" > "\(pids).tmp" && mv "\(pids).tmp" "\(pids)"
+            wait
+
+            """.utf8))
+        chmod(stubborn, 0o755)
+        let config = box.file("signup.conf", Data("mail.command = \(stubborn)\nmail.from = signup@test.example\n".utf8))
+        let started = Date()
+        let run = box.run(["--prove-address", "--db", box.db], environment: ["SIGNUP_CONFIG": config, "SIGNUP_PASSWORD": goodPassword], via: """
+            f='\(box.folder.path)/answers'; mkfifo "$f"
+            "$0" "$@" < "$f" & p=$!
+            { printf 'bob@example.com\\n'; exec sleep 30; } > "$f" 2>/dev/null & q=$!
+            i=0; while [ ! -f '\(pids)' ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+            kill -\(signal) $p; wait $p; s=$?; kill $q; exit $s
+            """)
+        #expect(Date().timeIntervalSince(started) < 25, "signup waited for the mail command")
+        #expect(run.status != 0)
+        let left = try String(contentsOfFile: pids, encoding: .utf8).split(separator: " ").compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(left.count == 2)
+        usleep(300_000)
+        for pid in left {
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.components(separatedBy: ") ").last?.first
+            #expect(state == nil || state == "Z", "the mail command's process \(pid) outlived signup")
+            kill(pid, SIGKILL)
+        }
+        #expect(box.accounts().isEmpty)
+    }
+
     @Test func headersAreOneLineEach() {
         let message = MailMessage(from: "signup@test.example", to: "a@example.com\nBcc: victim@example.org", subject: "Hi", body: "x")
         #expect(throws: MailMessage.Refused(header: "To")) { try message.text(date: "d", messageID: "<m@h>") }

@@ -123,7 +123,7 @@ private extension String {
 /// Hands a message to `mail.command` (`/usr/sbin/sendmail -t -i` by default) on its standard
 /// input: run by `posix_spawn` (no shell), in a process group of its own, with a minimal
 /// environment, its output kept from the person and sent to the audit log, killed when it
-/// overruns ``timeoutSeconds``.
+/// overruns ``timeoutSeconds`` or when a signal ends signup while it waits.
 struct Mailer {
     /// The command's words: the program's absolute path, then its arguments.
     var command: [String]
@@ -177,6 +177,9 @@ struct Mailer {
     func run(input: [UInt8]) throws(Failure) {
         guard let program = command.first, program.hasPrefix("/") else { throw .cannotRun("mail.command must start with an absolute path") }
         var child = try Child.spawn(program, command)
+        // A signal that ends signup while it waits ends the command's group too, which may ignore it.
+        TerminalGuard.setChildGroup(child.pid)
+        defer { TerminalGuard.setChildGroup(nil) }
         let (status, written, output) = try child.exchange(input, timeoutSeconds: timeoutSeconds)
         // A child left behind in the group (a daemon the command forked) is the MTA's business.
         let exited = status & 0x7F == 0

@@ -346,6 +346,9 @@ enum SignalSafe {
     /// The corresponding C function is `raise`.
     static func raiseSignal(_ sig: Int32) { _ = raise(sig) }
 
+    /// Kills every process of `group` at once. The corresponding C function is `kill` with `-group` and SIGKILL.
+    static func killGroup(_ group: pid_t) { _ = kill(-group, SIGKILL) }
+
     /// Ends the process with `status` at once, running no exit handler. The corresponding C function is `_exit`.
     static func exitNow(_ status: Int32) -> Never { Glibc._exit(status) }
 

@@ -151,6 +151,14 @@ public enum TerminalGuard {
         GuardState.deadlineStatus.store(0, ordering: .sequentiallyConsistent)
     }
 
+    /// Names a process group that must not outlive this process (a helper command it waits on,
+    /// started in a group of its own), or none with nil: a signal that ends the process through
+    /// the guard kills that group (SIGKILL) first, even one that ignores the signal. The group's
+    /// owner clears it once it has waited for its child.
+    public static func setChildGroup(_ group: pid_t?) {
+        GuardState.childGroup.store(max(group ?? 0, 0), ordering: .sequentiallyConsistent)
+    }
+
     /// Says whether a prompt is waiting on an unfinished line (a script's prompt, which
     /// `TerminalSession` does not read): a signal that ends the process ends that line first.
     public static func setPromptOpen(_ open: Bool) {
@@ -254,6 +262,8 @@ enum GuardState {
     /// The signal ending the process while its grace alarm runs (``dieBySignal``): it, not the
     /// deadline's status, is what the process ends by when the grace runs out.
     static let dyingSignal = Atomic<Int32>(0)
+    /// The process group ``TerminalGuard/setChildGroup(_:)`` named; 0 for none.
+    static let childGroup = Atomic<Int32>(0)
     /// ``TerminalGuard/setDeadlineEnding(_:)``'s function as its address; 0: none.
     static let deadlineEnding = Atomic<UInt>(0)
     static let heldSignal = Atomic<Int32>(0)
@@ -381,6 +391,8 @@ enum GuardState {
 
 /// Restores the terminal, ends the open line, says what a SIGINT means, then dies by `sig`.
 private func dieBySignal(_ sig: Int32) {
+    let group = GuardState.childGroup.exchange(0, ordering: .sequentiallyConsistent)
+    if group > 0 { SignalSafe.killGroup(group) }
     let ending = GuardState.deadlineStatus.load(ordering: .sequentiallyConsistent) != 0
         ? GuardState.deadlineEnding.load(ordering: .sequentiallyConsistent) : 0
     if (sig == SIGALRM && GuardState.deadlineStatus.load(ordering: .sequentiallyConsistent) != 0) || ending != 0 {
