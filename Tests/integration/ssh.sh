@@ -165,7 +165,9 @@ raw noclose 40 >/dev/null & never=$!
 sleep $((4 + unused + 3))  # signup's idle timeout, then more than UnusedConnectionTimeout
 kill -0 "$never" 2>/dev/null || fail "noclose: sshd closed it itself (docs/public-signup.md says it does not)"
 (sleep 6 | ssh_t >"$tmp/waiting.out" 2>&1 && s=0 || s=$?; echo "status=$s" >>"$tmp/waiting.out") & waiting=$!
-for _ in $(seq 50); do [ "$(pgrep -u "$user" -c -x signup || true)" -ge 1 ] && break; sleep 0.1; done
+# The reaper must see that session's signup running (a login takes seconds on a busy machine).
+for _ in $(seq 300); do [ "$(pgrep -u "$user" -c -x signup || true)" -ge 1 ] && break; sleep 0.1; done
+[ "$(pgrep -u "$user" -c -x signup || true)" -ge 1 ] || fail "the waiting session's signup did not start within 30 s"
 sh "$tmp/reap" "$user" 1
 wait "$never" || true
 cat "$tmp/drive.out"
