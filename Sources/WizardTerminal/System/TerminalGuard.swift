@@ -284,6 +284,7 @@ enum GuardState {
         _ = (interruptPending.load(ordering: .relaxed), resumed.load(ordering: .relaxed))
         _ = (resized.load(ordering: .relaxed), wakeRead.load(ordering: .relaxed), wakeWrite.load(ordering: .relaxed))
         _ = (promptOpen.load(ordering: .relaxed), chainCrashes.load(ordering: .relaxed), deadlineEnding.load(ordering: .relaxed))
+        _ = (childGroup.load(ordering: .relaxed), dyingSignal.load(ordering: .relaxed), deadlineStatus.load(ordering: .relaxed))
         return shared
     }
 
