@@ -138,4 +138,24 @@ import WizardTesting
         #expect(try scratch.storedEmails() == ["calm@example.com"])
         #expect(terminal.text().contains("susp = ^Z"), "the suspend key was not given back: \(terminal.text())")
     }
+
+    /// Line by line at a terminal (the kernel edits the line), a Ctrl-Z discards nothing either:
+    /// it is a character of the line, shown as typed, and an answer holding it is refused like
+    /// any control character. Before, the terminal dropped `x` and `calm@example.com` was stored.
+    @Test func ctrlZInALineByLineSessionDiscardsNothing() throws {
+        let scratch = try ScratchFolder()
+        let terminal = try Self.start("--no-interactive", scratch: scratch)
+        defer { terminal.kill(SIGKILL) }
+        try terminal.expect("Email: ", timeout: 10)
+        try terminal.send("x\u{1A}calm@example.com\r")
+        try terminal.expect("Password: ", timeout: 10)
+        try terminal.send("Quartz-Lantern-58\r")
+        try terminal.expect("Confirm password: ", timeout: 10)
+        try terminal.send("Quartz-Lantern-58\r")
+        try terminal.expect("status=65", timeout: 20)
+        _ = try terminal.wait(timeout: 10)
+        #expect(terminal.text().contains("email: Enter a valid email address"))
+        #expect(try scratch.storedEmails().isEmpty)
+        #expect(terminal.text().contains("susp = ^Z"), "the suspend key was not given back: \(terminal.text())")
+    }
 }

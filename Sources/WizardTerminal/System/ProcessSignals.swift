@@ -19,9 +19,10 @@ public enum ProcessSignals {
 
     /// Stops job control for the run: Ctrl-Z (and SIGTSTP, SIGTTIN, SIGTTOU from anyone) does
     /// nothing, for a program whose user must not suspend it (a forced command over SSH). Call
-    /// before ``TerminalGuard/install()``, which leaves an ignored signal ignored. A terminal
-    /// session opened while SIGTSTP is ignored has no suspend key until it closes: the terminal
-    /// would otherwise discard the keys typed before a Ctrl-Z, for a signal that does nothing.
+    /// before ``TerminalGuard/install()``, which leaves an ignored signal ignored. While SIGTSTP is
+    /// ignored, the guard (and a terminal session) turns the terminal's suspend key off, and gives
+    /// it back: the terminal would otherwise discard the keys typed before a Ctrl-Z, for a signal
+    /// that does nothing.
     public static func ignoreJobControl() {
         signal(SIGTSTP, SIG_IGN)
         signal(SIGTTIN, SIG_IGN)

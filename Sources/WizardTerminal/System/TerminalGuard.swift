@@ -27,6 +27,10 @@ import Synchronization
 ///   active (a password prompt stays masked) and the session redraws its prompt.
 public enum TerminalGuard {
     /// Saves the terminal mode of standard input and installs the handlers; later calls do nothing until `uninstall()`.
+    ///
+    /// When SIGTSTP is ignored (``ProcessSignals/ignoreJobControl()``), the terminal's suspend key
+    /// is also turned off until `uninstall()` or the process's end, whichever comes first: a
+    /// Ctrl-Z would stop nothing, but the terminal would discard everything typed before it.
     public static func install() {
         guard !GuardState.installed.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let state = GuardState.prepare()  // lazy statics initialised before any handler can run
@@ -34,6 +38,12 @@ public enum TerminalGuard {
         if let mode = try? Sys.terminalMode(0) {
             let token = GuardState.guardTerminal(0, mode: mode, output: 2).current
             GuardState.installToken.store(token, ordering: .sequentiallyConsistent)
+            // A run that ignores SIGTSTP (job control off, as over SSH) gives the terminal no
+            // suspend key while it is installed: the terminal would still discard everything
+            // typed before a Ctrl-Z (a line being typed, keys typed ahead), for a signal that
+            // stops nothing. The key comes back with `uninstall()`, at exit, and with the saved
+            // mode on every signal that ends the process.
+            if SignalSafe.isIgnored(SIGTSTP) { GuardState.takeSuspendKey(mode) }
         }
         if let pipe = try? Sys.makePipe() {
             GuardState.wakeRead.store(pipe.read, ordering: .sequentiallyConsistent)
@@ -102,6 +112,7 @@ public enum TerminalGuard {
         // The terminal `install()` saved is no longer guarded (a session still open keeps its own).
         let token = GuardState.installToken.exchange(-1, ordering: .sequentiallyConsistent)
         if token >= 0 { _ = GuardState.guarded.compareExchange(expected: token, desired: -1, ordering: .sequentiallyConsistent) }
+        GuardState.giveBackSuspendKey()
         GuardState.installed.store(false, ordering: .sequentiallyConsistent)
     }
 
@@ -285,7 +296,33 @@ enum GuardState {
         _ = (resized.load(ordering: .relaxed), wakeRead.load(ordering: .relaxed), wakeWrite.load(ordering: .relaxed))
         _ = (promptOpen.load(ordering: .relaxed), chainCrashes.load(ordering: .relaxed), deadlineEnding.load(ordering: .relaxed))
         _ = (childGroup.load(ordering: .relaxed), dyingSignal.load(ordering: .relaxed), deadlineStatus.load(ordering: .relaxed))
+        _ = (suspendKey.load(ordering: .relaxed), givesBackAtExit.load(ordering: .relaxed))
         return shared
+    }
+
+    /// The suspend key standard input's terminal had before `install()` turned it off; -1: none taken.
+    static let suspendKey = Atomic<Int32>(-1)
+    /// Whether the exit handler that gives the key back is registered (once a process).
+    static let givesBackAtExit = Atomic<Bool>(false)
+
+    /// Turns off the suspend key of `mode` (standard input's) on the terminal, keeping the key to give back.
+    static func takeSuspendKey(_ mode: termios) {
+        let key = withUnsafeBytes(of: mode.c_cc) { Int32($0[Int(VSUSP)]) }
+        guard key != 0 else { return }  // _POSIX_VDISABLE: none to take
+        var keyless = mode
+        withUnsafeMutableBytes(of: &keyless.c_cc) { $0[Int(VSUSP)] = 0 }
+        guard (try? Sys.setTerminalMode(0, keyless)) != nil else { return }
+        suspendKey.store(key, ordering: .sequentiallyConsistent)
+        if !givesBackAtExit.exchange(true, ordering: .sequentiallyConsistent) { atexit { GuardState.giveBackSuspendKey() } }
+    }
+
+    /// Gives standard input's terminal back the suspend key ``takeSuspendKey(_:)`` took, leaving
+    /// the rest of its mode as it is now.
+    static func giveBackSuspendKey() {
+        let key = suspendKey.exchange(-1, ordering: .sequentiallyConsistent)
+        guard key > 0, var mode = try? Sys.terminalMode(0) else { return }
+        withUnsafeMutableBytes(of: &mode.c_cc) { $0[Int(VSUSP)] = UInt8(truncatingIfNeeded: key) }
+        try? Sys.setTerminalMode(0, mode)
     }
 
     /// The bit of `sig` in ``changed`` and ``reblock``.
