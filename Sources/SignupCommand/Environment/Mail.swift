@@ -176,10 +176,25 @@ struct Mailer {
     /// Runs the command with `input` on its standard input.
     func run(input: [UInt8]) throws(Failure) {
         guard let program = command.first, program.hasPrefix("/") else { throw .cannotRun("mail.command must start with an absolute path") }
-        var child = try Child.spawn(program, command)
-        // A signal that ends signup while it waits ends the command's group too, which may ignore it.
-        TerminalGuard.setChildGroup(child.pid)
+        // A signal that ends signup while it waits ends the command's group too, which may ignore
+        // it. The signals that end signup wait (blocked; the command starts with none blocked)
+        // from before the command starts until its group is named: one that came in between
+        // left the command running.
+        var ending = sigset_t(), previous = sigset_t()
+        sigemptyset(&ending)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM] { sigaddset(&ending, signal) }
+        pthread_sigmask(SIG_BLOCK, &ending, &previous)
+        let started: Child
+        do {
+            started = try Child.spawn(program, command)
+        } catch {
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+            throw error
+        }
+        TerminalGuard.setChildGroup(started.pid)
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
         defer { TerminalGuard.setChildGroup(nil) }
+        var child = started
         let (status, written, output) = try child.exchange(input, timeoutSeconds: timeoutSeconds)
         // A child left behind in the group (a daemon the command forked) is the MTA's business.
         let exited = status & 0x7F == 0
